@@ -1,0 +1,170 @@
+package dev.sluice.core;
+
+import java.time.Duration;
+
+/**
+ * The outcome of a check, as a value. Adapters turn it into a 429, a close code or headers.
+ *
+ * <p>When refused, {@link #rule()} and {@link #limitName()} name the limit that refused (the one
+ * with the longest wait when several did) and {@link #retryAfterNanos()} is the exact wait. When
+ * allowed, they name the binding limit: the one with the fewest calls remaining, which is what
+ * {@code X-RateLimit-*} headers report. Durations are nanoseconds from the decision's instant.
+ */
+public final class Decision {
+
+  private static final Decision UNLIMITED =
+      new Decision(true, null, null, -1, -1, 0, 0, 0, false, false, Double.NaN, Double.NaN,
+          null, false);
+
+  private final boolean allowed;
+  private final String rule;
+  private final String limitName;
+  private final long limit;
+  private final long remaining;
+  private final long resetNanos;
+  private final long retryAfterNanos;
+  private final long windowNanos;
+  private final boolean banned;
+  private final boolean banApplied;
+  private final double currentScore;
+  private final double maxScore;
+  private final String shadowRule;
+  private final boolean degraded;
+
+  Decision(boolean allowed, String rule, String limitName, long limit, long remaining,
+      long resetNanos, long retryAfterNanos, long windowNanos, boolean banned, boolean banApplied,
+      double currentScore, double maxScore, String shadowRule, boolean degraded) {
+    this.allowed = allowed;
+    this.rule = rule;
+    this.limitName = limitName;
+    this.limit = limit;
+    this.remaining = remaining;
+    this.resetNanos = resetNanos;
+    this.retryAfterNanos = retryAfterNanos;
+    this.windowNanos = windowNanos;
+    this.banned = banned;
+    this.banApplied = banApplied;
+    this.currentScore = currentScore;
+    this.maxScore = maxScore;
+    this.shadowRule = shadowRule;
+    this.degraded = degraded;
+  }
+
+  /** The decision of a check in which no rule applied. */
+  public static Decision unlimited() {
+    return UNLIMITED;
+  }
+
+  /** True when the call may proceed (including shadow refusals and degraded allows). */
+  public boolean allowed() {
+    return allowed;
+  }
+
+  /** The deciding rule's name, or null when no rule applied. */
+  public String rule() {
+    return rule;
+  }
+
+  /** The deciding limit's name, or null when no rule applied or the key was banned. */
+  public String limitName() {
+    return limitName;
+  }
+
+  /** The deciding limit's capacity, or -1 when unknown. */
+  public long limit() {
+    return limit;
+  }
+
+  /** Calls of cost 1 left now under the deciding limit, or -1 when unknown. */
+  public long remaining() {
+    return remaining;
+  }
+
+  /** Time until the deciding limit is back to a fresh state. */
+  public long resetNanos() {
+    return resetNanos;
+  }
+
+  /** Time until the same call would be allowed; 0 when allowed. */
+  public long retryAfterNanos() {
+    return retryAfterNanos;
+  }
+
+  /** Whole seconds for a {@code Retry-After} header: rounded up, at least 1. */
+  public long retryAfterSeconds() {
+    return Math.max(1, -Math.floorDiv(-retryAfterNanos, 1_000_000_000L));
+  }
+
+  /** Milliseconds to wait, rounded up. */
+  public long retryAfterMillis() {
+    return -Math.floorDiv(-retryAfterNanos, 1_000_000L);
+  }
+
+  public Duration retryAfter() {
+    return Duration.ofNanos(retryAfterNanos);
+  }
+
+  /** The deciding limit's policy window (see {@link Limit#windowNanos()}). */
+  public long windowNanos() {
+    return windowNanos;
+  }
+
+  /** True when refused because the key is banned. */
+  public boolean banned() {
+    return banned;
+  }
+
+  /** True when this very refusal started a ban (log it once). */
+  public boolean banApplied() {
+    return banApplied;
+  }
+
+  /** The score when a score limit decided, otherwise NaN. */
+  public double currentScore() {
+    return currentScore;
+  }
+
+  /** The score limit's maximum when a score limit decided, otherwise NaN. */
+  public double maxScore() {
+    return maxScore;
+  }
+
+  /** The shadow rule that would have refused, or null. */
+  public String shadowRule() {
+    return shadowRule;
+  }
+
+  /** True when a shadow rule would have refused this call. */
+  public boolean shadowRefused() {
+    return shadowRule != null;
+  }
+
+  /** True when the store failed and the rule's {@link OnStoreError} decided. */
+  public boolean degraded() {
+    return degraded;
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder(allowed ? "Allowed{" : "Refused{");
+    sb.append("rule=").append(rule).append(", limit=").append(limitName).append('/').append(limit)
+        .append(", remaining=").append(remaining).append(", reset=").append(resetNanos)
+        .append("ns");
+    if (!allowed) {
+      sb.append(", retryAfter=").append(retryAfterNanos).append("ns");
+    }
+    if (banned) {
+      sb.append(banApplied ? ", ban applied" : ", banned");
+    }
+    if (!Double.isNaN(currentScore)) {
+      sb.append(", score=").append(currentScore).append('/').append(maxScore);
+    }
+    if (shadowRule != null) {
+      sb.append(", shadowRefused=").append(shadowRule);
+    }
+    if (degraded) {
+      sb.append(", degraded");
+    }
+    return sb.append('}').toString();
+  }
+}

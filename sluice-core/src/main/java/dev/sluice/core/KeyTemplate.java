@@ -1,0 +1,133 @@
+package dev.sluice.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A rule's key: colon-separated dimension names, such as {@code ip} or seed 003's
+ * {@code event:user:ip}. The store key is the rule name followed by each dimension's escaped
+ * value.
+ *
+ * <p>User input never reaches a key verbatim: {@code :}, {@code %}, braces (Redis hash tags),
+ * {@code ~}, spaces, control and non-ASCII characters are percent-encoded, and values longer than
+ * 256 characters are replaced by a SHA-256 digest. A missing dimension becomes
+ * {@code ~<shared bucket>}, which no escaped value can equal.
+ */
+final class KeyTemplate {
+
+  static final int MAX_VALUE_LENGTH = 256;
+
+  private final String source;
+  private final String[] dimensions;
+
+  private KeyTemplate(String source, String[] dimensions) {
+    this.source = source;
+    this.dimensions = dimensions;
+  }
+
+  static KeyTemplate parse(String template) {
+    Checks.notNull(template, "key");
+    String[] parts = template.split(":", -1);
+    for (String part : parts) {
+      if (!isDimension(part)) {
+        throw new IllegalArgumentException("key : \"" + template
+            + "\" (expected: dimension names joined by ':', like \"event:user:ip\")");
+      }
+    }
+    return new KeyTemplate(template, parts);
+  }
+
+  static void checkDimension(String name) {
+    if (!isDimension(name)) {
+      throw new IllegalArgumentException("dimension : \"" + name
+          + "\" (expected: letters, digits, '-' or '_', starting with a letter)");
+    }
+  }
+
+  private static boolean isDimension(String s) {
+    if (s == null || s.isEmpty() || s.length() > 64 || !Character.isLetter(s.charAt(0))) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '-' || c == '_';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The key of {@code identity} under rule {@code rule}. */
+  String keyOf(String rule, Identity identity, String sharedBucket) {
+    StringBuilder sb = new StringBuilder(rule.length() + 24 * dimensions.length);
+    sb.append(escape(rule));
+    for (String dimension : dimensions) {
+      sb.append(':');
+      String value = identity.get(dimension);
+      if (value == null || value.isBlank()) {
+        sb.append('~').append(sharedBucket);
+      } else {
+        appendEscaped(sb, value);
+      }
+    }
+    return sb.toString();
+  }
+
+  String source() {
+    return source;
+  }
+
+  static String escape(String value) {
+    StringBuilder sb = new StringBuilder(value.length());
+    appendEscaped(sb, value);
+    return sb.toString();
+  }
+
+  private static void appendEscaped(StringBuilder sb, String value) {
+    if (value.length() > MAX_VALUE_LENGTH) {
+      sb.append('#').append(sha256(value));
+      return;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c > ' ' && c < 0x7f && c != ':' && c != '%' && c != '{' && c != '}' && c != '~'
+          && c != '#') {
+        sb.append(c);
+      } else {
+        percentEncode(sb, value, i);
+        if (Character.isHighSurrogate(c) && i + 1 < value.length()
+            && Character.isLowSurrogate(value.charAt(i + 1))) {
+          i++;
+        }
+      }
+    }
+  }
+
+  private static void percentEncode(StringBuilder sb, String value, int i) {
+    int cp = value.codePointAt(i);
+    byte[] bytes = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8);
+    for (byte b : bytes) {
+      sb.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)))
+          .append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));
+    }
+  }
+
+  private static String sha256(String value) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256")
+          .digest(value.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("SHA-256 is required of every JVM", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return source;
+  }
+}

@@ -1,0 +1,199 @@
+package dev.sluice.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A named set of limits counted per key, with an optional ban, a mode and a store-failure
+ * behaviour. All limits of a rule must pass (seed 003: window AND score). Immutable.
+ *
+ * <pre>{@code
+ * Rule send = Rule.builder("chat:send")
+ *     .key("event:user:ip")
+ *     .limit(Limit.slidingLog("window", 20, Duration.ofSeconds(10)))
+ *     .limit(Limit.score("score", 10, 1, Duration.ofSeconds(2)))
+ *     .ban(Duration.ofSeconds(30))
+ *     .build();
+ * }</pre>
+ */
+public final class Rule {
+
+  static final int MAX_LIMITS = 8;
+
+  private final String name;
+  private final KeyTemplate key;
+  private final List<Limit> limits;
+  private final long banNanos;
+  private final Mode mode;
+  private final OnStoreError onStoreError;
+  private final String sharedBucket;
+  private final int stateSize;
+  private final String layout;
+
+  private Rule(Builder b) {
+    this.name = b.name;
+    this.key = b.key;
+    this.limits = List.copyOf(b.limits);
+    this.banNanos = b.banNanos;
+    this.mode = b.mode;
+    this.onStoreError = b.onStoreError;
+    this.sharedBucket = b.sharedBucket;
+    int size = 1;
+    StringBuilder layout = new StringBuilder();
+    for (Limit limit : limits) {
+      size += limit.algorithm().stateSize();
+      layout.append(limit).append(';');
+    }
+    this.stateSize = size;
+    this.layout = layout.toString();
+  }
+
+  /** Starts a rule; the name must be unique within a policy. */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The key template, like {@code "event:user:ip"}. */
+  public String key() {
+    return key.source();
+  }
+
+  /** The limits, all of which must pass. */
+  public List<Limit> limits() {
+    return limits;
+  }
+
+  /** How long the first refusal bans the key, or {@link Duration#ZERO} for no ban. */
+  public Duration ban() {
+    return Duration.ofNanos(banNanos);
+  }
+
+  long banNanos() {
+    return banNanos;
+  }
+
+  public Mode mode() {
+    return mode;
+  }
+
+  public OnStoreError onStoreError() {
+    return onStoreError;
+  }
+
+  /** The name of the shared bucket for callers missing a key dimension. */
+  public String sharedBucket() {
+    return sharedBucket;
+  }
+
+  /**
+   * The store key of {@code identity} under this rule: the rule name and the escaped dimension
+   * values, colon-separated.
+   */
+  public String keyFor(Identity identity) {
+    return key.keyOf(name, identity, sharedBucket);
+  }
+
+  /** Longs of state per key: every limit's, then the ban's expiry. */
+  int stateSize() {
+    return stateSize;
+  }
+
+  /** Equal for rules whose per-key state is laid out and interpreted the same way. */
+  String layout() {
+    return layout;
+  }
+
+  /** Returns a builder holding this rule's settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder(name).key(key.source()).mode(mode).onStoreError(onStoreError)
+        .sharedBucket(sharedBucket);
+    b.banNanos = banNanos;
+    limits.forEach(b::limit);
+    return b;
+  }
+
+  @Override
+  public String toString() {
+    return "Rule{" + name + ", key=" + key + ", limits=" + limits
+        + (banNanos > 0 ? ", ban=" + ban() : "") + ", mode=" + mode
+        + ", onStoreError=" + onStoreError + "}";
+  }
+
+  /** Builds a {@link Rule}; each setter validates its argument at once. */
+  public static final class Builder {
+    private final String name;
+    private KeyTemplate key = KeyTemplate.parse("ip");
+    private final List<Limit> limits = new ArrayList<>();
+    private long banNanos;
+    private Mode mode = Mode.ENFORCE;
+    private OnStoreError onStoreError = OnStoreError.ALLOW;
+    private String sharedBucket = "unknown";
+
+    private Builder(String name) {
+      this.name = Checks.name(name, "name");
+    }
+
+    /** The key template (default {@code "ip"}). */
+    public Builder key(String template) {
+      this.key = KeyTemplate.parse(template);
+      return this;
+    }
+
+    /** Adds a limit; names must be unique within the rule. */
+    public Builder limit(Limit limit) {
+      Checks.notNull(limit, "limit");
+      if (limits.size() == MAX_LIMITS) {
+        throw new IllegalArgumentException(
+            "limits : " + (MAX_LIMITS + 1) + " (expected: at most " + MAX_LIMITS + " per rule)");
+      }
+      limits.add(limit);
+      return this;
+    }
+
+    /** Bans the key for {@code ban} on its first refusal; {@link Duration#ZERO} for none. */
+    public Builder ban(Duration ban) {
+      Checks.notNull(ban, "ban");
+      this.banNanos = ban.isZero() ? 0 : Checks.duration(ban, "ban");
+      return this;
+    }
+
+    public Builder mode(Mode mode) {
+      this.mode = Checks.notNull(mode, "mode");
+      return this;
+    }
+
+    public Builder onStoreError(OnStoreError onStoreError) {
+      this.onStoreError = Checks.notNull(onStoreError, "onStoreError");
+      return this;
+    }
+
+    /** The shared bucket for callers missing a key dimension (default {@code "unknown"}). */
+    public Builder sharedBucket(String name) {
+      Checks.name(name, "sharedBucket");
+      this.sharedBucket = KeyTemplate.escape(name);
+      return this;
+    }
+
+    public Rule build() {
+      if (limits.isEmpty()) {
+        throw new IllegalArgumentException(
+            "limits : [] (expected: at least one limit in rule '" + name + "')");
+      }
+      Set<String> names = new HashSet<>();
+      for (Limit limit : limits) {
+        if (!names.add(limit.name())) {
+          throw new IllegalArgumentException("limits : '" + limit.name()
+              + "' appears twice (expected: unique limit names in rule '" + name + "')");
+        }
+      }
+      return new Rule(this);
+    }
+  }
+}

@@ -81,6 +81,11 @@ final class KeyTemplate {
     return source;
   }
 
+  /** The dimension names, in order. */
+  java.util.List<String> dimensions() {
+    return java.util.List.of(dimensions);
+  }
+
   static String escape(String value) {
     StringBuilder sb = new StringBuilder(value.length());
     appendEscaped(sb, value);

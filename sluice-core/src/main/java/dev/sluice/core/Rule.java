@@ -100,6 +100,11 @@ public final class Rule {
     return key.keyOf(name, identity, sharedBucket);
   }
 
+  /** The dimensions the key reads, like {@code [event, user, ip]}. */
+  public java.util.List<String> dimensions() {
+    return key.dimensions();
+  }
+
   /** Longs of state per key: every limit's, then the ban's expiry. */
   int stateSize() {
     return stateSize;

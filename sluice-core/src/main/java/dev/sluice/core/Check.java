@@ -1,0 +1,66 @@
+package dev.sluice.core;
+
+import java.util.List;
+
+/**
+ * What a {@link Policy} selected for one request: the rules to check, who is calling and at what
+ * cost. {@link #exempt()} requests are never limited; an empty rule list means no rule applies.
+ */
+public final class Check {
+
+  private static final Check EXEMPT = new Check(List.of(), Identity.empty(), 1, null, true);
+
+  private final List<Rule> rules;
+  private final Identity identity;
+  private final long cost;
+  private final String route;
+  private final boolean exempt;
+
+  private Check(List<Rule> rules, Identity identity, long cost, String route, boolean exempt) {
+    this.rules = rules;
+    this.identity = identity;
+    this.cost = cost;
+    this.route = route;
+    this.exempt = exempt;
+  }
+
+  static Check of(List<Rule> rules, Identity identity, long cost, String route) {
+    return new Check(rules, identity, cost, route, false);
+  }
+
+  static Check exemptCheck() {
+    return EXEMPT;
+  }
+
+  public List<Rule> rules() {
+    return rules;
+  }
+
+  public Identity identity() {
+    return identity;
+  }
+
+  public long cost() {
+    return cost;
+  }
+
+  /** The matched route's name, or null when no route matched or the request is exempt. */
+  public String route() {
+    return route;
+  }
+
+  public boolean exempt() {
+    return exempt;
+  }
+
+  /** Runs this check on {@code limiter}; exempt checks and checks without rules always pass. */
+  public Decision apply(RateLimiter limiter) {
+    return rules.isEmpty() ? Decision.unlimited() : limiter.check(rules, identity, cost);
+  }
+
+  @Override
+  public String toString() {
+    return exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
+        + ", identity=" + identity + ", cost=" + cost + "}";
+  }
+}

@@ -1,0 +1,191 @@
+package dev.sluice.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Maps a request to the rules that apply to it, in one place shared by every adapter (the
+ * gateway, the servlet filter, the Spring starter). Immutable; swap a whole policy to reload.
+ *
+ * <p>Routes are tried in order and the first match wins: an exempt route ends the search (health
+ * checks are never limited); otherwise its rules apply, plus the policy's global rules (a
+ * per-address backstop such as seed 004's 600 per minute). A request no route matches gets only
+ * the global rules.
+ *
+ * <p>Each key dimension a rule uses must have a {@link Source}; {@code ip} is the client address
+ * unless declared otherwise. A dimension whose source yields nothing lands in the rule's shared
+ * bucket.
+ */
+public final class Policy {
+
+  private final Map<String, Rule> rules;
+  private final List<Route> routes;
+  private final List<Rule> global;
+  private final Map<String, Source> dimensions;
+  private final ClientAddressResolver clientAddress;
+
+  private Policy(Builder b) {
+    this.rules = Map.copyOf(b.rules);
+    this.routes = List.copyOf(b.routes);
+    this.dimensions = Map.copyOf(b.dimensions);
+    this.clientAddress = b.clientAddress;
+    List<Rule> g = new ArrayList<>();
+    for (String name : b.global) {
+      g.add(rules.get(name));
+    }
+    this.global = List.copyOf(g);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Selects the rules, identity and cost for {@code request}. Never throws on request input. */
+  public Check select(RequestView request) {
+    String method = request.method() == null ? "" : request.method().toUpperCase(Locale.ROOT);
+    String[] path = PathPattern.normalize(request.path());
+    boolean upgrade = request.websocketUpgrade();
+    Route matched = null;
+    for (Route route : routes) {
+      if (route.matches(method, path, upgrade)) {
+        matched = route;
+        break;
+      }
+    }
+    if (matched != null && matched.exempt()) {
+      return Check.exemptCheck();
+    }
+    List<Rule> selected;
+    if (matched == null || matched.rules().isEmpty()) {
+      selected = global;
+    } else {
+      selected = new ArrayList<>(matched.rules().size() + global.size());
+      for (String name : matched.rules()) {
+        selected.add(rules.get(name));
+      }
+      selected.addAll(global);
+    }
+    return Check.of(selected, identify(request, selected), matched == null ? 1 : matched.cost(),
+        matched == null ? null : matched.name());
+  }
+
+  /** The identity of {@code request} for the dimensions {@code rules} read. */
+  public Identity identify(RequestView request, List<Rule> rules) {
+    Identity identity = Identity.empty();
+    for (Rule rule : rules) {
+      for (String dimension : rule.dimensions()) {
+        if (identity.get(dimension) == null) {
+          Source source = dimensions.get(dimension);
+          String value = source == null ? null : source.read(request, clientAddress);
+          if (value != null) {
+            identity = identity.with(dimension, value);
+          }
+        }
+      }
+    }
+    return identity;
+  }
+
+  /** Every rule, by name. */
+  public Map<String, Rule> rules() {
+    return rules;
+  }
+
+  public List<Route> routes() {
+    return routes;
+  }
+
+  /** Rules applied to every non-exempt request. */
+  public List<Rule> global() {
+    return global;
+  }
+
+  /** Key dimensions and where their values come from. */
+  public Map<String, Source> dimensions() {
+    return dimensions;
+  }
+
+  public ClientAddressResolver clientAddress() {
+    return clientAddress;
+  }
+
+  @Override
+  public String toString() {
+    return "Policy{rules=" + rules.values() + ", routes=" + routes + ", global=" + global + "}";
+  }
+
+  /** Builds a {@link Policy}; {@link #build()} checks that every reference resolves. */
+  public static final class Builder {
+    private final Map<String, Rule> rules = new LinkedHashMap<>();
+    private final List<Route> routes = new ArrayList<>();
+    private final List<String> global = new ArrayList<>();
+    private final Map<String, Source> dimensions = new LinkedHashMap<>();
+    private ClientAddressResolver clientAddress = ClientAddressResolver.direct();
+
+    private Builder() {
+      dimensions.put("ip", Source.clientAddress());
+    }
+
+    public Builder rule(Rule rule) {
+      Checks.notNull(rule, "rule");
+      if (rules.putIfAbsent(rule.name(), rule) != null) {
+        throw new IllegalArgumentException(
+            "rules : '" + rule.name() + "' appears twice (expected: unique rule names)");
+      }
+      return this;
+    }
+
+    /** Adds a route; routes are tried in the order added. */
+    public Builder route(Route route) {
+      routes.add(Checks.notNull(route, "route"));
+      return this;
+    }
+
+    /** Applies rule {@code name} to every non-exempt request. */
+    public Builder global(String name) {
+      global.add(Checks.name(name, "global"));
+      return this;
+    }
+
+    /** Declares where key dimension {@code name} comes from. */
+    public Builder dimension(String name, Source source) {
+      KeyTemplate.checkDimension(name);
+      dimensions.put(name, Checks.notNull(source, "source"));
+      return this;
+    }
+
+    public Builder clientAddress(ClientAddressResolver resolver) {
+      this.clientAddress = Checks.notNull(resolver, "clientAddress");
+      return this;
+    }
+
+    public Policy build() {
+      for (Route route : routes) {
+        for (String name : route.rules()) {
+          requireRule(name, "route '" + route.name() + "'");
+        }
+      }
+      for (String name : global) {
+        requireRule(name, "global");
+      }
+      return new Policy(this);
+    }
+
+    private void requireRule(String name, String where) {
+      Rule rule = rules.get(name);
+      if (rule == null) {
+        throw new IllegalArgumentException("rule : '" + name + "' in " + where
+            + " (expected: one of " + rules.keySet() + ")");
+      }
+      for (String dimension : rule.dimensions()) {
+        if (!dimensions.containsKey(dimension)) {
+          throw new IllegalArgumentException("key : '" + dimension + "' in rule '" + name
+              + "' (expected: a declared dimension, one of " + dimensions.keySet() + ")");
+        }
+      }
+    }
+  }
+}

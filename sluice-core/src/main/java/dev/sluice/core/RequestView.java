@@ -1,0 +1,31 @@
+package dev.sluice.core;
+
+import java.util.List;
+
+/**
+ * The parts of an HTTP request that a {@link Policy} reads. Adapters (Netty, Servlet, Spring)
+ * implement it over their own request type; nothing is copied unless asked for.
+ */
+public interface RequestView {
+
+  /** The method, upper case, like {@code GET}. */
+  String method();
+
+  /** The raw path, without the query string. */
+  String path();
+
+  /** Every value of a header, in arrival order (several header lines); empty when absent. */
+  List<String> headers(String name);
+
+  /** The first value of a cookie, or null. */
+  String cookie(String name);
+
+  /** The first value of a query parameter, or null. */
+  String query(String name);
+
+  /** The socket peer's address as text, or null when unknown. */
+  String peer();
+
+  /** True for a WebSocket upgrade request. */
+  boolean websocketUpgrade();
+}

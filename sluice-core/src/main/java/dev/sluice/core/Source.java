@@ -1,0 +1,78 @@
+package dev.sluice.core;
+
+import java.util.List;
+import java.util.Locale;
+
+/** Where a key dimension's value comes from in an HTTP request. Immutable. */
+public final class Source {
+
+  /** The kind of source. */
+  public enum Kind { CLIENT_ADDRESS, HEADER, COOKIE, QUERY }
+
+  private static final Source CLIENT_ADDRESS = new Source(Kind.CLIENT_ADDRESS, null);
+
+  private final Kind kind;
+  private final String name;
+
+  private Source(Kind kind, String name) {
+    this.kind = kind;
+    this.name = name;
+  }
+
+  /** The client address, resolved through the policy's trusted-proxy settings. */
+  public static Source clientAddress() {
+    return CLIENT_ADDRESS;
+  }
+
+  /** The first value of a request header. */
+  public static Source header(String name) {
+    return new Source(Kind.HEADER, Checks.name(name, "header").toLowerCase(Locale.ROOT));
+  }
+
+  public static Source cookie(String name) {
+    return new Source(Kind.COOKIE, Checks.name(name, "cookie"));
+  }
+
+  public static Source query(String name) {
+    return new Source(Kind.QUERY, Checks.name(name, "query"));
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  /** The header, cookie or query parameter name; null for the client address. */
+  public String name() {
+    return name;
+  }
+
+  String read(RequestView request, ClientAddressResolver resolver) {
+    switch (kind) {
+      case CLIENT_ADDRESS:
+        return resolver.resolve(request.peer(), request::headers);
+      case HEADER:
+        List<String> values = request.headers(name);
+        return values.isEmpty() ? null : values.get(0);
+      case COOKIE:
+        return request.cookie(name);
+      default:
+        return request.query(name);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return kind == Kind.CLIENT_ADDRESS ? "client-address"
+        : kind.name().toLowerCase(Locale.ROOT) + ":" + name;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Source s && s.kind == kind && java.util.Objects.equals(s.name, name);
+  }
+
+  @Override
+  public int hashCode() {
+    return kind.hashCode() * 31 + (name == null ? 0 : name.hashCode());
+  }
+}

@@ -1,0 +1,23 @@
+package dev.sluice.server.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * CORS headers for responses the gateway generates itself, so a cross-origin browser sees a real
+ * 429 rather than an opaque CORS failure (seed 004). Empty {@code allowOrigins} disables them.
+ *
+ * @param allowOrigins origins echoed in {@code Access-Control-Allow-Origin}; {@code "*"} for any
+ */
+public record CorsSettings(
+    List<String> allowOrigins,
+    List<String> allowMethods,
+    List<String> allowHeaders,
+    List<String> exposeHeaders,
+    boolean allowCredentials,
+    Duration maxAge) {
+
+  public static CorsSettings disabled() {
+    return new CorsSettings(List.of(), List.of(), List.of(), List.of(), false, Duration.ZERO);
+  }
+}

@@ -1,0 +1,25 @@
+package dev.sluice.server.config;
+
+import dev.sluice.core.Policy;
+import java.nio.file.Path;
+
+/**
+ * Everything {@code sluice serve} runs with: the policy and the gateway's settings. Immutable;
+ * a reload builds a new one and swaps it in whole.
+ *
+ * @param policy routes, rules, key dimensions and trusted proxies
+ * @param response 429 bodies and rate-limit headers
+ * @param cors CORS headers put on responses the gateway generates (429, 413, 502, 504)
+ * @param websocket WebSocket guards
+ * @param gateway self-protection limits and timeouts
+ * @param store where counters live
+ * @param source the policy file, or null for the embedded default
+ */
+public record ServerConfig(
+    Policy policy,
+    ResponseSettings response,
+    CorsSettings cors,
+    WebSocketSettings websocket,
+    GatewaySettings gateway,
+    StoreSettings store,
+    Path source) {}

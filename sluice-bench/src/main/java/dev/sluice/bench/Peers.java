@@ -1,0 +1,63 @@
+package dev.sluice.bench;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.sluice.core.Limit;
+import dev.sluice.core.Rule;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.local.SynchronizationStrategy;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.time.Duration;
+
+/**
+ * The one limit every benchmark gives every library: a token bucket of {@value #RATE} tokens,
+ * refilled greedily (continuously) at {@value #RATE} per second.
+ *
+ * <p>Why so large: we measure the cost of a decision, not of a refusal. Two threads on this
+ * machine reach at most a few times 10^7 checks per second, so a bucket that refills 10^9 tokens
+ * per second never runs dry and every call takes the "allowed" path in every library. The
+ * libraries express it in their own terms: Sluice and Bucket4j as burst 10^9 refilled at 10^9 per
+ * second (one token per nanosecond; Bucket4j with nanosecond precision, like Sluice's
+ * {@code System.nanoTime()} ticker), Guava as 10^9 permits per second (its bursty limiter stores up
+ * to one second of permits), Resilience4j as 10^9 permissions per 1-second cycle with no wait.
+ */
+final class Peers {
+
+  static final int RATE = 1_000_000_000;
+
+  /** The rule name, which prefixes every Sluice store key ({@code "api:203.0.113.7"}). */
+  static final String RULE = "api";
+
+  private static final Bandwidth BANDWIDTH =
+      Bandwidth.builder().capacity(RATE).refillGreedy(RATE, Duration.ofSeconds(1)).build();
+
+  private Peers() {}
+
+  static Rule sluiceRule() {
+    return Rule.builder(RULE)
+        .limit(Limit.tokenBucket("rate", RATE, RATE, Duration.ofSeconds(1)))
+        .build();
+  }
+
+  /** A lock-free (compare-and-swap) Bucket4j bucket, the library's default strategy. */
+  static Bucket bucket4j() {
+    return Bucket.builder()
+        .addLimit(BANDWIDTH)
+        .withNanosecondPrecision()
+        .withSynchronizationStrategy(SynchronizationStrategy.LOCK_FREE)
+        .build();
+  }
+
+  static AtomicRateLimiter resilience4j() {
+    return new AtomicRateLimiter("bench", RateLimiterConfig.custom()
+        .limitForPeriod(RATE)
+        .limitRefreshPeriod(Duration.ofSeconds(1))
+        .timeoutDuration(Duration.ZERO)
+        .build());
+  }
+
+  static RateLimiter guava() {
+    return RateLimiter.create(RATE);
+  }
+}

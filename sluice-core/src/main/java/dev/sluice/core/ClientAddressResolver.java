@@ -38,10 +38,10 @@ import java.util.function.Function;
  *
  * <h2>Which header</h2>
  * The first enabled one present, in this order: {@code Forwarded} (RFC 7239, its {@code for=}
- * parameters), {@code X-Forwarded-For}, {@code X-Real-IP} (one value, a chain of one entry). All
- * three are enabled by default; enable only the one your proxy writes (and overwrites), because a
- * client can send any of the others itself and a header the proxy passes through untouched is
- * read as if the proxy had written it.
+ * parameters), {@code X-Forwarded-For}, {@code X-Real-IP} (one value, a chain of one entry). Only
+ * {@code X-Forwarded-For} is enabled by default, the header nearly every proxy appends to; enable
+ * another only if your proxy writes (and overwrites) it, because a client can send any header
+ * itself and one the proxy passes through untouched is read as if the proxy had written it.
  *
  * <h2>Keys</h2>
  * IPv4 as a dotted quad ({@code 1.2.3.4}, also for IPv4-mapped IPv6). IPv6 as its network of
@@ -421,9 +421,9 @@ public final class ClientAddressResolver {
         private List<Cidr> trustedProxies = List.of();
         private int ipv6Prefix = 64;
         private String unknownBucket = "unknown";
-        private boolean forwarded = true;
+        private boolean forwarded;
         private boolean xForwardedFor = true;
-        private boolean xRealIp = true;
+        private boolean xRealIp;
 
         private Builder() {}
 

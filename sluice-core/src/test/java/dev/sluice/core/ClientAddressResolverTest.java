@@ -34,12 +34,26 @@ class ClientAddressResolverTest {
         return name -> map.get(name.toLowerCase(Locale.ROOT));
     }
 
+    /** Most tests read all three headers; only X-Forwarded-For is on by default. */
+    private static ClientAddressResolver.Builder allHeaders() {
+        return ClientAddressResolver.builder().header(Header.FORWARDED, true).header(Header.X_REAL_IP, true);
+    }
+
     private static ClientAddressResolver hops(int n) {
-        return ClientAddressResolver.builder().trustedHops(n).build();
+        return allHeaders().trustedHops(n).build();
     }
 
     private static ClientAddressResolver proxies(String... cidrs) {
-        return ClientAddressResolver.builder().trustedProxies(List.of(cidrs)).build();
+        return allHeaders().trustedProxies(List.of(cidrs)).build();
+    }
+
+    @Test
+    void byDefault_onlyXForwardedForIsRead_soAClientCannotPickItsKeyWithForwarded() {
+        ClientAddressResolver resolver = ClientAddressResolver.builder().trustedHops(1).build();
+        assertThat(resolver.resolve("10.0.0.1", headers("Forwarded", "for=6.6.6.6", "X-Forwarded-For", "7.7.7.7")))
+                .isEqualTo("7.7.7.7");
+        assertThat(resolver.resolve("10.0.0.1", headers("Forwarded", "for=6.6.6.6", "X-Real-IP", "5.5.5.5")))
+                .isEqualTo("10.0.0.1");
     }
 
     @Nested
@@ -403,7 +417,7 @@ class ClientAddressResolverTest {
         @Test
         void realIp_isLast() {
             assertThat(ClientAddressResolver.builder().trustedHops(1)
-                    .header(Header.FORWARDED, false).header(Header.X_FORWARDED_FOR, false).build()
+                    .header(Header.X_FORWARDED_FOR, false).header(Header.X_REAL_IP, true).build()
                     .resolve("10.0.0.1", all)).isEqualTo("3.3.3.3");
         }
 

@@ -1,0 +1,33 @@
+package dev.sluice.core;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A ticker the test moves by hand. */
+final class FakeTicker implements Ticker {
+
+  private final AtomicLong nanos;
+
+  FakeTicker() {
+    this(0);
+  }
+
+  FakeTicker(long start) {
+    this.nanos = new AtomicLong(start);
+  }
+
+  @Override
+  public long read() {
+    return nanos.get();
+  }
+
+  FakeTicker advance(Duration d) {
+    nanos.addAndGet(d.toNanos());
+    return this;
+  }
+
+  FakeTicker advanceNanos(long n) {
+    nanos.addAndGet(n);
+    return this;
+  }
+}

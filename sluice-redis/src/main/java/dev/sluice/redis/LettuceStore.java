@@ -1,0 +1,579 @@
+package dev.sluice.redis;
+
+import dev.sluice.core.Cooldown;
+import dev.sluice.core.Mode;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.StoreException;
+import dev.sluice.core.Ticker;
+import dev.sluice.core.Verdict;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisServerAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/** The {@link Store} behind {@link RedisStore}; see there for the design. */
+final class LettuceStore implements Store {
+
+  private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
+  private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(2);
+  private static final int VERDICT_WIDTH = 6;
+
+  private final Endpoint endpoint;
+  private final String prefix;
+  private final long deadlineNanos;
+  private final CircuitBreaker breaker;
+  private final int failureThreshold;
+  private final Store fallback;
+  private final RefusalCache refusals;
+  private final Semaphore inFlight;
+  private final int maxInFlight;
+  private final Ticker ticker;
+  private final LongSupplier pinned;
+  private final RuleCodec codec = new RuleCodec();
+
+  private final ClientResources resources;
+  private final AbstractRedisClient client;
+  private final ScheduledExecutorService connector;
+  private volatile Conn conn;
+  private volatile boolean closed;
+  private boolean warnedUnreachable;
+
+  private record Conn(RedisScriptingAsyncCommands<String, String> scripts,
+      RedisServerAsyncCommands<String, String> server, StatefulConnection<String, String> raw) {}
+
+  LettuceStore(RedisStore.Builder b) {
+    this.endpoint = b.endpoint;
+    this.prefix = b.keyPrefix;
+    this.deadlineNanos = b.deadlineNanos;
+    this.ticker = b.ticker;
+    this.breaker = new CircuitBreaker(b.failureThreshold, b.openNanos, b.ticker);
+    this.failureThreshold = b.failureThreshold;
+    this.fallback = b.fallback;
+    this.refusals = b.refusalCacheSize > 0 && b.pinnedMicros == null
+        ? new RefusalCache(b.refusalCacheSize) : null;
+    this.maxInFlight = b.maxInFlight;
+    this.inFlight = new Semaphore(b.maxInFlight);
+    this.pinned = b.pinnedMicros;
+
+    this.resources = ClientResources.builder()
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2,
+            TimeUnit.MILLISECONDS))
+        .build();
+    SocketOptions socket = SocketOptions.builder().connectTimeout(Duration.ofSeconds(1))
+        .keepAlive(true).build();
+    Duration deadline = Duration.ofNanos(deadlineNanos);
+    for (RedisURI uri : endpoint.uris()) {
+      uri.setTimeout(HANDSHAKE_TIMEOUT);
+    }
+    if (endpoint.cluster()) {
+      RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
+      cluster.setOptions(ClusterClientOptions.builder()
+          .autoReconnect(true)
+          // Node connections open lazily on first use, so commands must wait for them; the
+          // command timeout (the deadline) and the request queue bound what waits.
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.DEFAULT)
+          .requestQueueSize(b.maxInFlight)
+          .timeoutOptions(TimeoutOptions.enabled(deadline))
+          .socketOptions(socket)
+          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+              .enablePeriodicRefresh(Duration.ofSeconds(5))
+              .enableAllAdaptiveRefreshTriggers()
+              .adaptiveRefreshTriggersTimeout(Duration.ofMillis(200))
+              .build())
+          .build());
+      this.client = cluster;
+    } else {
+      RedisClient standalone = RedisClient.create(resources);
+      standalone.setOptions(ClientOptions.builder()
+          .autoReconnect(true)
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .requestQueueSize(b.maxInFlight)
+          .timeoutOptions(TimeoutOptions.enabled(deadline))
+          .socketOptions(socket)
+          .build());
+      this.client = standalone;
+    }
+    this.connector = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "sluice-redis-connect");
+      t.setDaemon(true);
+      return t;
+    });
+    connector.execute(() -> connect(50));
+  }
+
+  /** Connects, or logs once and retries in the background: the store starts without Redis. */
+  private void connect(long retryMillis) {
+    if (closed) {
+      return;
+    }
+    try {
+      Conn c;
+      if (client instanceof RedisClusterClient cluster) {
+        StatefulRedisClusterConnection<String, String> sc = cluster.connect(StringCodec.UTF8);
+        c = new Conn(sc.async(), sc.async(), sc);
+      } else {
+        StatefulRedisConnection<String, String> sc =
+            ((RedisClient) client).connect(StringCodec.UTF8, endpoint.uris().get(0));
+        c = new Conn(sc.async(), sc.async(), sc);
+      }
+      if (closed) {
+        c.raw().close();
+        return;
+      }
+      conn = c;
+      LOG.log(System.Logger.Level.INFO, "sluice-redis: connected to {0}", endpoint);
+    } catch (RuntimeException e) {
+      if (!warnedUnreachable) {
+        warnedUnreachable = true;
+        LOG.log(System.Logger.Level.WARNING, "sluice-redis: cannot reach {0} yet ({1}); "
+            + "decisions are degraded ({2}) until it answers; retrying in the background",
+            endpoint, e.getMessage(),
+            fallback != null ? "answered by the fallback store" : "each rule's onStoreError");
+      }
+      if (!closed) {
+        connector.schedule(() -> connect(Math.min(retryMillis * 2, 1000)), retryMillis,
+            TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  /** True once the first connection is up (tests wait on it). */
+  boolean connected() {
+    return conn != null;
+  }
+
+  int refusalCacheEntries() {
+    return refusals == null ? 0 : refusals.size();
+  }
+
+  // ---------------------------------------------------------------- keys
+
+  /** The rule's key: the prefix, then the escaped key as a hash tag, so its limits share a slot. */
+  String ruleKey(String key) {
+    return prefix + "{" + escape(key) + "}";
+  }
+
+  /**
+   * Keys from the core are already escaped (no braces); any other caller's braces are
+   * percent-encoded behind a leading '~', so no input can choose a hash slot. Injective: an
+   * unescaped key never starts with '~'.
+   */
+  static String escape(String key) {
+    if (!key.isEmpty() && key.indexOf('{') < 0 && key.indexOf('}') < 0 && key.charAt(0) != '~') {
+      return key;
+    }
+    StringBuilder sb = new StringBuilder(key.length() + 8).append('~');
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      switch (c) {
+        case '%' -> sb.append("%25");
+        case '{' -> sb.append("%7B");
+        case '}' -> sb.append("%7D");
+        default -> sb.append(c);
+      }
+    }
+    return sb.toString();
+  }
+
+  private String clockArg() {
+    return pinned == null ? "" : Long.toString(pinned.getAsLong());
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  /**
+   * Runs {@code op} under the circuit, the in-flight bound and the deadline. Every failure is a
+   * {@link StoreException}; nothing waits past the deadline.
+   */
+  private <T> T call(String what, Function<Conn, CompletableFuture<T>> op) {
+    Conn c = conn;
+    if (c == null) {
+      throw new StoreException("sluice-redis: " + what + ": not connected to " + endpoint
+          + " yet");
+    }
+    if (!breaker.allow()) {
+      throw new StoreException("sluice-redis: " + what + ": circuit open for " + endpoint);
+    }
+    if (!inFlight.tryAcquire()) {
+      failed(null);
+      throw new StoreException("sluice-redis: " + what + ": " + maxInFlight
+          + " calls already waiting for " + endpoint);
+    }
+    CompletableFuture<T> f;
+    try {
+      f = op.apply(c);
+    } catch (RuntimeException e) {
+      inFlight.release();
+      failed(e);
+      throw new StoreException("sluice-redis: " + what + ": " + e.getMessage(), e);
+    }
+    f.whenComplete((r, e) -> inFlight.release());
+    try {
+      T result = f.get(deadlineNanos, TimeUnit.NANOSECONDS);
+      breaker.onSuccess();
+      return result;
+    } catch (TimeoutException e) {
+      failed(e);
+      throw new StoreException("sluice-redis: " + what + ": no answer from " + endpoint
+          + " within " + Duration.ofNanos(deadlineNanos).toMillis() + " ms");
+    } catch (ExecutionException e) {
+      failed(e.getCause());
+      throw new StoreException("sluice-redis: " + what + ": " + e.getCause(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException("sluice-redis: " + what + ": interrupted", e);
+    }
+  }
+
+  private void failed(Throwable cause) {
+    if (breaker.onFailure()) {
+      LOG.log(System.Logger.Level.WARNING, "sluice-redis: circuit opened for {0} after {1} "
+          + "consecutive failures (last: {2}); calls fail fast and probes resume it",
+          endpoint, failureThreshold, cause);
+    }
+  }
+
+  /** EVALSHA, falling back to EVAL (which also reloads the script) on NOSCRIPT. */
+  private static <T> CompletableFuture<T> script(RedisScriptingAsyncCommands<String, String> cmd,
+      Scripts.Script s, ScriptOutputType type, String[] keys, String[] args) {
+    CompletableFuture<T> first = cmd.<T>evalsha(s.sha(), type, keys, args).toCompletableFuture();
+    return first.exceptionallyCompose(e -> {
+      Throwable cause = e instanceof CompletionException && e.getCause() != null
+          ? e.getCause() : e;
+      if (cause instanceof RedisNoScriptException
+          || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+        return cmd.<T>eval(s.body(), type, keys, args).toCompletableFuture();
+      }
+      return CompletableFuture.failedFuture(cause);
+    });
+  }
+
+  // ---------------------------------------------------------------- evaluate
+
+  @Override
+  public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+    int n = rules.size();
+    if (n != keys.size()) {
+      throw new IllegalArgumentException("keys : " + keys.size() + " (expected: " + n + ")");
+    }
+    long local = ticker.read();
+    if (refusals != null) {
+      List<Verdict> cached = refusals.lookup(rules, keys, cost, local);
+      if (cached != null) {
+        return cached;
+      }
+    }
+    List<Verdict> out;
+    try {
+      out = remoteEvaluate(rules, keys, cost);
+    } catch (StoreException e) {
+      if (fallback != null) {
+        return fallback.evaluate(rules, keys, cost);
+      }
+      throw e;
+    }
+    if (refusals != null) {
+      refusals.record(rules, keys, cost, out, local);
+    }
+    return out;
+  }
+
+  /** The rules of one hash slot, in check order. */
+  private static final class Group {
+    final List<Integer> index = new ArrayList<>(2);
+    final List<String> keys = new ArrayList<>(4);
+    final List<String> args = new ArrayList<>(16);
+    long now;
+  }
+
+  private Group group(List<Rule> rules, List<String> keys, List<Integer> which) {
+    Group g = new Group();
+    for (int i : which) {
+      RuleCodec.Encoded e = codec.encode(rules.get(i));
+      String key = ruleKey(keys.get(i));
+      g.index.add(i);
+      g.keys.add(key);
+      for (int j = 0; j < e.logs(); j++) {
+        g.keys.add(key + ":" + j);
+      }
+      g.args.addAll(Arrays.asList(e.args()));
+    }
+    return g;
+  }
+
+  private static String[] withHeader(List<String> body, String... head) {
+    String[] a = new String[head.length + body.size()];
+    System.arraycopy(head, 0, a, 0, head.length);
+    for (int i = 0; i < body.size(); i++) {
+      a[head.length + i] = body.get(i);
+    }
+    return a;
+  }
+
+  private List<Verdict> remoteEvaluate(List<Rule> rules, List<String> keys, long cost) {
+    int n = rules.size();
+    String costArg = Long.toString(cost);
+    List<List<Integer>> slots = partition(keys);
+    List<Group> groups = new ArrayList<>(slots.size());
+    for (List<Integer> which : slots) {
+      groups.add(group(rules, keys, which));
+    }
+    String clock = clockArg();
+    List<List<Object>> replies = call("evaluate", c -> {
+      List<CompletableFuture<List<Object>>> fs = new ArrayList<>(groups.size());
+      for (Group g : groups) {
+        String[] args = withHeader(g.args, clock, costArg, Integer.toString(g.index.size()));
+        fs.add(script(c.scripts(), Scripts.EVALUATE, ScriptOutputType.MULTI,
+            g.keys.toArray(String[]::new), args));
+      }
+      if (fs.size() == 1) {
+        return fs.get(0).thenApply(List::of);
+      }
+      return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).thenApply(v -> {
+        List<List<Object>> all = new ArrayList<>(fs.size());
+        for (CompletableFuture<List<Object>> f : fs) {
+          all.add(f.join());
+        }
+        return all;
+      });
+    });
+    Verdict[] out = new Verdict[n];
+    boolean refused = false;
+    for (int gi = 0; gi < groups.size(); gi++) {
+      Group g = groups.get(gi);
+      List<Object> reply = replies.get(gi);
+      g.now = (Long) reply.get(0);
+      for (int k = 0; k < g.index.size(); k++) {
+        int i = g.index.get(k);
+        out[i] = verdict(reply, 1 + k * VERDICT_WIDTH);
+        if (!out[i].allowed() && rules.get(i).mode() == Mode.ENFORCE) {
+          refused = true;
+        }
+      }
+    }
+    if (refused && groups.size() > 1) {
+      refund(rules, keys, cost, groups, out);
+    }
+    return Arrays.asList(out);
+  }
+
+  /** Indices of the rules per hash slot; one group on a standalone server. */
+  private List<List<Integer>> partition(List<String> keys) {
+    int n = keys.size();
+    List<Integer> all = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      all.add(i);
+    }
+    if (!endpoint.cluster() || n == 1) {
+      return List.of(all);
+    }
+    Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      bySlot.computeIfAbsent(SlotHash.getSlot(ruleKey(keys.get(i))), s -> new ArrayList<>())
+          .add(i);
+    }
+    return new ArrayList<>(bySlot.values());
+  }
+
+  /**
+   * Consume-then-refund: a slot whose enforcing rules all allowed has consumed; another slot
+   * refused, so the check is refused and the consuming slots give their allowance back.
+   */
+  private void refund(List<Rule> rules, List<String> keys, long cost, List<Group> groups,
+      Verdict[] out) {
+    List<Group> refunds = new ArrayList<>();
+    for (Group g : groups) {
+      List<Integer> allowed = new ArrayList<>();
+      boolean pass = true;
+      for (int i : g.index) {
+        if (out[i].allowed()) {
+          allowed.add(i);
+        } else if (rules.get(i).mode() == Mode.ENFORCE) {
+          pass = false;
+        }
+      }
+      if (pass && !allowed.isEmpty()) {
+        Group r = group(rules, keys, allowed);
+        r.now = g.now;
+        refunds.add(r);
+      }
+    }
+    if (refunds.isEmpty()) {
+      return;
+    }
+    String clock = clockArg();
+    String costArg = Long.toString(cost);
+    try {
+      call("refund", c -> {
+        List<CompletableFuture<Object>> fs = new ArrayList<>();
+        for (Group r : refunds) {
+          String[] args = withHeader(r.args, clock, Long.toString(r.now), costArg,
+              Integer.toString(r.index.size()));
+          fs.add(script(c.scripts(), Scripts.REFUND, ScriptOutputType.INTEGER,
+              r.keys.toArray(String[]::new), args));
+        }
+        return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
+      });
+    } catch (StoreException e) {
+      LOG.log(System.Logger.Level.WARNING, "sluice-redis: refund after a refused cross-slot "
+          + "check failed; the allowance stays spent until it refills ({0})", e.getMessage());
+    }
+  }
+
+  private static Verdict verdict(List<Object> r, int at) {
+    long type = (Long) r.get(at);
+    int limit = (int) (long) (Long) r.get(at + 1);
+    long remaining = (Long) r.get(at + 2);
+    long reset = (Long) r.get(at + 3) * 1000L;
+    long retry = (Long) r.get(at + 4) * 1000L;
+    long rawScore = (Long) r.get(at + 5);
+    double score = rawScore < 0 ? Double.NaN : (double) rawScore / 1_000_000L;
+    if (type == 0) {
+      return Verdict.allowed(limit, remaining, reset, score);
+    }
+    if (type == 3) {
+      return Verdict.banned(retry);
+    }
+    return Verdict.refused(limit, remaining, reset, retry, score, type == 2);
+  }
+
+  // ---------------------------------------------------------------- leases, cooldown
+
+  @Override
+  public long acquire(String key, int max, long ttlNanos) {
+    long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    try {
+      Long ok = leaseCall("acquire", key, "A", id, max, ttlNanos);
+      return ok == 1 ? id : 0;
+    } catch (StoreException e) {
+      if (fallback != null) {
+        return fallback.acquire(key, max, ttlNanos);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public boolean renew(String key, long lease, long ttlNanos) {
+    try {
+      return leaseCall("renew", key, "R", lease, 0, ttlNanos) == 1;
+    } catch (StoreException e) {
+      if (fallback != null) {
+        return fallback.renew(key, lease, ttlNanos);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void release(String key, long lease) {
+    try {
+      leaseCall("release", key, "X", lease, 0, 0);
+    } catch (StoreException e) {
+      if (fallback != null) {
+        fallback.release(key, lease);
+        return;
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public int leases(String key) {
+    try {
+      return (int) (long) leaseCall("leases", key, "N", 0, 0, 0);
+    } catch (StoreException e) {
+      if (fallback != null) {
+        return fallback.leases(key);
+      }
+      throw e;
+    }
+  }
+
+  private Long leaseCall(String what, String key, String op, long id, int max, long ttlNanos) {
+    String[] keys = {ruleKey(key) + ":z"};
+    String[] args = {clockArg(), op, Long.toString(id), Integer.toString(max),
+        Long.toString(RuleCodec.micros(ttlNanos))};
+    return call(what, c -> script(c.scripts(), Scripts.LEASES, ScriptOutputType.INTEGER, keys,
+        args));
+  }
+
+  @Override
+  public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
+    String[] keys = {ruleKey(key) + ":c"};
+    String[] args = {clockArg(),
+        switch (event) {
+          case CHECK -> "C";
+          case FAILURE -> "F";
+          case SUCCESS -> "S";
+        },
+        Integer.toString(policy.maxRetries()),
+        Long.toString(RuleCodec.micros(policy.retryWindow().toNanos())),
+        Long.toString(RuleCodec.micros(policy.cooldown().toNanos())),
+        Long.toString(RuleCodec.micros(policy.maxCooldown().toNanos()))};
+    try {
+      List<Object> r = call("cooldown", c -> script(c.scripts(), Scripts.COOLDOWN,
+          ScriptOutputType.MULTI, keys, args));
+      return verdict(r, 1);
+    } catch (StoreException e) {
+      if (fallback != null) {
+        return fallback.cooldown(key, policy, event);
+      }
+      throw e;
+    }
+  }
+
+  /** Keys in the Redis database (all of them, not only Sluice's; summed over a cluster). */
+  @Override
+  public long size() {
+    return call("size", c -> c.server().dbsize().toCompletableFuture());
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    connector.shutdownNow();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public String toString() {
+    return "redis(" + endpoint + ", prefix=" + prefix + ", deadline="
+        + Duration.ofNanos(deadlineNanos).toMillis() + "ms)";
+  }
+}

@@ -1,0 +1,104 @@
+package dev.sluice.redis;
+
+import dev.sluice.core.Mode;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Verdict;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Remembers, per key, that Redis refused it until some instant, and refuses it locally until then
+ * (as Envoy's rate limit service does), so a flood from one refused key costs about one Redis call
+ * per key per retry-after per instance.
+ *
+ * <p>Exact for the refused rule: its state cannot gain allowance before retry-after (refused calls
+ * consume nothing; only time adds allowance, and retry-after is the earliest instant the same call
+ * fits). A hit applies to calls of the same rule object and at least the cached cost. Other rules
+ * of a check answered from the cache are reported as allowed placeholders: they neither consume
+ * nor decide, since the check is refused anyway. At most {@code max} entries; when full, expired
+ * entries are swept, and if none expired the new refusal is not cached.
+ */
+final class RefusalCache {
+
+  private record Entry(Rule rule, long cost, Verdict verdict, long at, long until) {}
+
+  private static final Verdict PLACEHOLDER = Verdict.allowed(0, 0, 0, Double.NaN);
+
+  private final int max;
+  private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  private final AtomicLong lastSweep = new AtomicLong(Long.MIN_VALUE);
+
+  RefusalCache(int max) {
+    this.max = max;
+  }
+
+  /** The cached answer for this check at local time {@code now}, or null to ask Redis. */
+  List<Verdict> lookup(List<Rule> rules, List<String> keys, long cost, long now) {
+    Verdict[] out = null;
+    for (int i = 0; i < rules.size(); i++) {
+      Rule rule = rules.get(i);
+      if (rule.mode() != Mode.ENFORCE) {
+        continue;
+      }
+      String key = keys.get(i);
+      Entry e = entries.get(key);
+      if (e == null) {
+        continue;
+      }
+      long left = e.until - now;
+      if (left <= 0) {
+        entries.remove(key, e);
+        continue;
+      }
+      if (e.rule != rule || cost < e.cost) {
+        continue;
+      }
+      if (out == null) {
+        out = new Verdict[rules.size()];
+      }
+      Verdict v = e.verdict;
+      out[i] = v.banned()
+          ? Verdict.banned(left)
+          : Verdict.refused(v.limitIndex(), v.remaining(),
+              Math.max(0, v.resetNanos() - (now - e.at)), left, v.score(), false);
+    }
+    if (out == null) {
+      return null;
+    }
+    for (int i = 0; i < out.length; i++) {
+      if (out[i] == null) {
+        out[i] = PLACEHOLDER;
+      }
+    }
+    return Arrays.asList(out);
+  }
+
+  /** Caches each enforcing refusal of a check that Redis answered; {@code now} is its start. */
+  void record(List<Rule> rules, List<String> keys, long cost, List<Verdict> verdicts, long now) {
+    for (int i = 0; i < rules.size(); i++) {
+      Verdict v = verdicts.get(i);
+      if (v.allowed() || v.retryAfterNanos() <= 0 || rules.get(i).mode() != Mode.ENFORCE) {
+        continue;
+      }
+      if (entries.size() >= max && !sweep(now)) {
+        continue;
+      }
+      entries.put(keys.get(i), new Entry(rules.get(i), cost, v, now, now + v.retryAfterNanos()));
+    }
+  }
+
+  /** Drops expired entries, at most once per millisecond; true if there is room afterwards. */
+  private boolean sweep(long now) {
+    long last = lastSweep.get();
+    if (now - last >= 1_000_000L && lastSweep.compareAndSet(last, now)) {
+      entries.values().removeIf(e -> e.until - now <= 0);
+    }
+    return entries.size() < max;
+  }
+
+  int size() {
+    return entries.size();
+  }
+}

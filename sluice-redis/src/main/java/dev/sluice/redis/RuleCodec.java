@@ -1,0 +1,107 @@
+package dev.sluice.redis;
+
+import dev.sluice.core.Limit;
+import dev.sluice.core.Mode;
+import dev.sluice.core.Rule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns rules into the script arguments of limits.lua: every parameter in microseconds.
+ *
+ * <p>Durations are rounded up to whole microseconds (a token's interval, a window, a decay, a
+ * ban), so a Redis limit is never looser than its Java twin; for parameters that are whole
+ * microseconds, which covers every realistic policy, the two run the same transitions.
+ */
+final class RuleCodec {
+
+  /** One rule's arguments and the number of extra keys (sliding logs) it needs. */
+  record Encoded(String[] args, int logs) {}
+
+  private static final int MAX_CACHED = 4096;
+
+  private final ConcurrentHashMap<Rule, Encoded> cache = new ConcurrentHashMap<>();
+
+  Encoded encode(Rule rule) {
+    Encoded e = cache.get(rule);
+    if (e == null) {
+      if (cache.size() >= MAX_CACHED) {
+        cache.clear();
+      }
+      e = build(rule);
+      cache.put(rule, e);
+    }
+    return e;
+  }
+
+  static long micros(long nanos) {
+    return -Math.floorDiv(-nanos, 1000L);
+  }
+
+  private static Encoded build(Rule rule) {
+    List<Limit> limits = rule.limits();
+    List<String> args = new ArrayList<>(4 + 4 * limits.size());
+    StringBuilder layout = new StringBuilder();
+    int logs = 0;
+    String[] perLimit = new String[4 * limits.size()];
+    for (int j = 0; j < limits.size(); j++) {
+      Limit l = limits.get(j);
+      String kind;
+      long a;
+      long b;
+      long c = 0;
+      switch (l.kind()) {
+        case TOKEN_BUCKET -> {
+          kind = "T";
+          a = l.capacity();
+          b = micros(l.periodNanos());
+        }
+        case FIXED_WINDOW -> {
+          kind = "F";
+          a = l.capacity();
+          b = micros(l.windowNanos());
+        }
+        case SLIDING_WINDOW -> {
+          kind = "W";
+          a = l.capacity();
+          b = micros(l.windowNanos());
+        }
+        case SLIDING_LOG -> {
+          kind = "L";
+          a = l.capacity();
+          b = micros(l.windowNanos());
+          logs++;
+        }
+        case SCORE -> {
+          kind = "S";
+          a = Math.round(l.maxScore() * 1_000_000L);
+          b = Math.round(l.perAction() * 1_000_000L);
+          c = micros(l.periodNanos());
+        }
+        default -> throw new IllegalArgumentException("limit : " + l + " (unknown kind)");
+      }
+      perLimit[4 * j] = kind;
+      perLimit[4 * j + 1] = Long.toString(a);
+      perLimit[4 * j + 2] = Long.toString(b);
+      perLimit[4 * j + 3] = Long.toString(c);
+      layout.append(kind).append(a).append('/').append(b).append('/').append(c).append(';');
+    }
+    args.add(rule.mode() == Mode.ENFORCE ? "1" : "0");
+    args.add(Long.toString(micros(rule.ban().toNanos())));
+    args.add(signature(layout));
+    args.add(Integer.toString(limits.size()));
+    args.addAll(List.of(perLimit));
+    return new Encoded(args.toArray(String[]::new), logs);
+  }
+
+  /** A short digest of the limits' layout (64-bit FNV-1a), like MemoryStore's layout check. */
+  private static String signature(CharSequence layout) {
+    long h = 0xcbf29ce484222325L;
+    for (int i = 0; i < layout.length(); i++) {
+      h ^= layout.charAt(i);
+      h *= 0x100000001b3L;
+    }
+    return Long.toString(h >>> 1, 36);
+  }
+}

@@ -1,0 +1,180 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Limit;
+import dev.sluice.core.Mode;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.Verdict;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One semantics, two executions: the in-memory store and the Redis store replay the same random
+ * traces (costs, gaps in whole microseconds, several keys, every algorithm, multi-limit rules,
+ * bans, shadow rules, multi-rule checks) and must agree on every verdict. Allowed, limit,
+ * remaining, score, ban flags are equal; reset and retry-after may be later on Redis by less
+ * than 1 µs, its time resolution (a score's decay or a sliding window's exact boundary falls
+ * between microseconds).
+ */
+class DifferentialIntegrationTests {
+
+  @Test
+  void standalone_agreesWithMemoryStore_onRandomTraces() {
+    for (long seed = 1; seed <= 6; seed++) {
+      replay(Servers.standalone().uri(), seed, 2500);
+    }
+  }
+
+  @Test
+  void cluster_agreesWithMemoryStore_onRandomTraces() {
+    for (long seed = 101; seed <= 103; seed++) {
+      replay(Servers.cluster().uri(), seed, 2000);
+    }
+  }
+
+  @Test
+  void everyKeyHasATtl_afterATrace() {
+    RedisProcess redis = Servers.standalone();
+    String prefix = replay(redis.uri(), 77, 1500);
+    List<String> keys = List.of(redis.cmd("KEYS", prefix + "*").split("\n"));
+    assertThat(keys).isNotEmpty();
+    for (String key : keys) {
+      if (key.isEmpty()) {
+        continue;
+      }
+      long ttl = Long.parseLong(redis.cmd("PTTL", key).substring(1));
+      assertThat(ttl).as("PTTL of %s", key).isPositive();
+    }
+  }
+
+  static String replay(String uri, long seed, int steps) {
+    AtomicLong nanos = new AtomicLong();
+    String prefix = Stores.uniquePrefix("diff" + seed);
+    Store memory = Store.memory(nanos::get, 1_000_000);
+    try (Store redis = Stores.connected(RedisStore.builder().uri(uri).keyPrefix(prefix)
+        .deadline(Duration.ofSeconds(5)).refusalCacheSize(0)
+        .pinnedClock(() -> nanos.get() / 1000).build())) {
+      Random rnd = new Random(seed);
+      List<Rule> rules = new ArrayList<>();
+      for (int r = 0; r < 6; r++) {
+        rules.add(randomRule(rnd, "r" + r, r == 0));
+      }
+      String[] ids = {"a", "1.2.3.4", "x:y"};
+      List<String> log = new ArrayList<>();
+      int allowed = 0;
+      int refused = 0;
+      int bans = 0;
+      for (int step = 0; step < steps; step++) {
+        nanos.addAndGet(gapMicros(rnd) * 1000L);
+        List<Rule> pool = new ArrayList<>(rules);
+        Collections.shuffle(pool, rnd);
+        int n = 1 + (rnd.nextInt(10) < 7 ? 0 : rnd.nextInt(3));
+        List<Rule> check = pool.subList(0, n);
+        List<String> keys = new ArrayList<>();
+        long maxCost = Long.MAX_VALUE;
+        for (Rule rule : check) {
+          keys.add(rule.name() + ":" + ids[rnd.nextInt(ids.length)]);
+          for (Limit l : rule.limits()) {
+            maxCost = Math.min(maxCost, l.capacity());
+          }
+        }
+        long cost = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt((int) Math.min(3, maxCost)) : 1;
+        List<Verdict> expected = memory.evaluate(check, keys, cost);
+        List<Verdict> actual = redis.evaluate(check, keys, cost);
+        String where = "seed " + seed + " step " + step + " t=" + nanos.get() / 1000 + "us cost "
+            + cost + " keys " + keys + " rules " + check + "\nrecent:\n"
+            + String.join("\n", log.subList(Math.max(0, log.size() - 8), log.size()));
+        for (int i = 0; i < n; i++) {
+          assertSame(expected.get(i), actual.get(i), where + "\nrule " + i);
+          Verdict v = actual.get(i);
+          allowed += v.allowed() ? 1 : 0;
+          refused += v.allowed() ? 0 : 1;
+          bans += v.banApplied() ? 1 : 0;
+        }
+        log.add("t=" + nanos.get() / 1000 + " " + keys + " cost " + cost + " -> " + actual);
+      }
+      // The trace must exercise both outcomes and bans, or agreeing proves little.
+      assertThat(allowed).as("allowed verdicts, seed " + seed).isGreaterThan(steps / 5);
+      assertThat(refused).as("refused verdicts, seed " + seed).isGreaterThan(steps / 20);
+      assertThat(bans).as("bans started, seed " + seed).isPositive();
+    }
+    return prefix;
+  }
+
+  static void assertSame(Verdict expected, Verdict actual, String where) {
+    String msg = where + "\nexpected " + expected + "\nactual   " + actual;
+    assertThat(actual.allowed()).as(msg).isEqualTo(expected.allowed());
+    assertThat(actual.limitIndex()).as(msg).isEqualTo(expected.limitIndex());
+    assertThat(actual.remaining()).as(msg).isEqualTo(expected.remaining());
+    assertThat(actual.banned()).as(msg).isEqualTo(expected.banned());
+    assertThat(actual.banApplied()).as(msg).isEqualTo(expected.banApplied());
+    assertThat(Double.compare(actual.score(), expected.score())).as(msg).isZero();
+    assertThat(actual.resetNanos() - expected.resetNanos()).as(msg).isBetween(0L, 999L);
+    assertThat(actual.retryAfterNanos() - expected.retryAfterNanos()).as(msg)
+        .isBetween(0L, 999L);
+  }
+
+  static long gapMicros(Random rnd) {
+    int p = rnd.nextInt(100);
+    if (p < 35) {
+      return 0;
+    }
+    if (p < 65) {
+      return 1 + rnd.nextInt(100);
+    }
+    if (p < 90) {
+      return 100 + rnd.nextInt(2_000);
+    }
+    return rnd.nextInt(50_000);
+  }
+
+  static Rule randomRule(Random rnd, String name, boolean banned) {
+    Rule.Builder b = Rule.builder(name);
+    int limits = 1 + (rnd.nextInt(10) < 5 ? 0 : rnd.nextInt(3));
+    for (int j = 0; j < limits; j++) {
+      b.limit(randomLimit(rnd, "l" + j));
+    }
+    if (banned || rnd.nextInt(10) < 3) {
+      b.ban(Duration.ofNanos(1000L * (1000 + rnd.nextInt(100_000))));
+    }
+    if (!banned && rnd.nextInt(10) < 2) {
+      b.mode(Mode.SHADOW);
+    }
+    return b.build();
+  }
+
+  static Limit randomLimit(Random rnd, String name) {
+    int limit = 1 + rnd.nextInt(10);
+    Duration window = Duration.ofNanos(1000L * (1000 + rnd.nextInt(100_000)));
+    switch (rnd.nextInt(5)) {
+      case 0: {
+        long refill = 1 + rnd.nextInt(5);
+        long interval = 100 + rnd.nextInt(50_000);
+        return Limit.tokenBucket(name, limit, refill, Duration.ofNanos(interval * 1000 * refill));
+      }
+      case 1:
+        return Limit.fixedWindow(name, limit, window);
+      case 2:
+        return Limit.slidingWindow(name, limit, window);
+      case 3:
+        return Limit.slidingLog(name, limit, window);
+      default: {
+        double[] maxes = {1, 2.5, 6, 10};
+        double[] adds = {0.2, 0.5, 1, 1.3};
+        double max = maxes[rnd.nextInt(maxes.length)];
+        double add = adds[rnd.nextInt(adds.length)];
+        if (add > max) {
+          add = max;
+        }
+        return Limit.score(name, max, add, window);
+      }
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package dev.sluice.redis;
+
+import dev.sluice.core.Store;
+import java.util.concurrent.TimeUnit;
+
+/** Test helpers around stores. */
+final class Stores {
+
+  private Stores() {}
+
+  /** Waits (bounded polling) until the store's background connection is up. */
+  static <S extends Store> S connected(S store) {
+    LettuceStore s = (LettuceStore) store;
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (!s.connected()) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("store did not connect within 15 s: " + store);
+      }
+      RedisProcess.pause(10);
+    }
+    return store;
+  }
+
+  static String uniquePrefix(String name) {
+    return "t" + Long.toString(System.nanoTime(), 36) + ":" + name + ":";
+  }
+}

@@ -14,6 +14,7 @@ import java.nio.file.Path;
  * @param gateway self-protection limits and timeouts
  * @param store where counters live
  * @param source the policy file, or null for the embedded default
+ * @param trust the trusted-proxy settings as written (the resolver is {@code policy.clientAddress()})
  */
 public record ServerConfig(
     Policy policy,
@@ -22,4 +23,17 @@ public record ServerConfig(
     WebSocketSettings websocket,
     GatewaySettings gateway,
     StoreSettings store,
-    Path source) {}
+    Path source,
+    TrustSettings trust) {
+
+  /** A config with default trust settings. */
+  public ServerConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source) {
+    this(policy, response, cors, websocket, gateway, store, source, TrustSettings.defaults());
+  }
+
+  /** This config with other store settings. */
+  public ServerConfig withStore(StoreSettings store) {
+    return new ServerConfig(policy, response, cors, websocket, gateway, store, source, trust);
+  }
+}

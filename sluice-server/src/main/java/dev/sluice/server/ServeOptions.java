@@ -1,0 +1,27 @@
+package dev.sluice.server;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * What {@code sluice serve} was asked to do.
+ *
+ * @param config the policy file, or null for the embedded default
+ * @param listen the gateway's address (port 0: any free port)
+ * @param upstream the app behind the gateway, or null for the built-in demo upstream
+ * @param admin the admin listener's address, or null for none
+ * @param store the store URI from {@code --store} or {@code SLUICE_STORE}, or null for the file's
+ * @param watchInterval how often the policy file is checked for changes
+ */
+public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
+    InetSocketAddress admin, String store, Duration watchInterval) {
+
+  public static final InetSocketAddress DEFAULT_LISTEN = new InetSocketAddress("0.0.0.0", 8080);
+  public static final InetSocketAddress DEFAULT_ADMIN = new InetSocketAddress("127.0.0.1", 9090);
+
+  public static ServeOptions defaults() {
+    return new ServeOptions(null, DEFAULT_LISTEN, null, DEFAULT_ADMIN, null, Duration.ofSeconds(1));
+  }
+}

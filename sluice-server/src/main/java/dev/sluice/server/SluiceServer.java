@@ -1,0 +1,198 @@
+package dev.sluice.server;
+
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Store;
+import dev.sluice.server.admin.AdminServer;
+import dev.sluice.server.admin.Metrics;
+import dev.sluice.server.config.ConfigException;
+import dev.sluice.server.config.LoadedPolicy;
+import dev.sluice.server.config.PolicyLoader;
+import dev.sluice.server.config.ServerConfig;
+import dev.sluice.server.config.StoreSettings;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * {@code sluice serve}, started: the gateway, the admin listener, the store and the policy
+ * reloader, wired together. {@link #close()} stops them in reverse order.
+ */
+public final class SluiceServer implements AutoCloseable {
+
+  private final AtomicReference<LoadedPolicy> policy;
+  private final Store store;
+  private final Metrics metrics;
+  private final GatewayStarter.Running gateway;
+  private final AdminServer admin;
+  private final PolicyReloader reloader;
+  private final Log log;
+
+  private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, Metrics metrics,
+      GatewayStarter.Running gateway, AdminServer admin, PolicyReloader reloader, Log log) {
+    this.policy = policy;
+    this.store = store;
+    this.metrics = metrics;
+    this.gateway = gateway;
+    this.admin = admin;
+    this.reloader = reloader;
+    this.log = log;
+  }
+
+  /**
+   * Starts everything {@code options} asks for.
+   *
+   * @throws ConfigException when the policy is invalid
+   * @throws IllegalArgumentException when the store cannot be opened
+   * @throws Exception when a listener cannot bind
+   */
+  public static SluiceServer start(ServeOptions options, Map<String, String> env, Log log)
+      throws Exception {
+    return start(options, env, log, GatewayStarter.netty());
+  }
+
+  static SluiceServer start(ServeOptions options, Map<String, String> env, Log log,
+      GatewayStarter starter) throws Exception {
+    log.info("sluice starting", "version", Version.get(), "java", System.getProperty("java.version"));
+    LoadedPolicy loaded;
+    try {
+      loaded = options.config() == null ? PolicyLoader.loadDefault(env)
+          : PolicyLoader.load(options.config(), env);
+    } catch (ConfigException e) {
+      e.warnings().forEach(log::warn);
+      throw e;
+    }
+    loaded.warnings().forEach(log::warn);
+    StoreSettings fileStore = loaded.config().store();
+    String storeUri = options.store() != null ? options.store()
+        : env.get("SLUICE_STORE") != null && !env.get("SLUICE_STORE").isBlank()
+            ? env.get("SLUICE_STORE").trim() : fileStore.uri();
+    StoreSettings storeSettings = fileStore.withUri(PolicyLoader.storeUri(storeUri));
+    LoadedPolicy installed = withStore(loaded, storeSettings);
+    AtomicReference<LoadedPolicy> ref = new AtomicReference<>(installed);
+
+    Store store = Stores.open(storeSettings);
+    Metrics metrics = new Metrics((level, message, fields) -> {
+      if (level.equals("WARN")) {
+        log.warn(message, fields);
+      } else {
+        log.info(message, fields);
+      }
+    });
+    metrics.trackedKeys(store::size);
+    metrics.registerRules(installed.config().policy().rules().keySet());
+    RateLimiter limiter = RateLimiter.of(store);
+    Supplier<ServerConfig> config = () -> ref.get().config();
+
+    GatewayStarter.Running gateway = null;
+    AdminServer admin = null;
+    PolicyReloader reloader = null;
+    try {
+      gateway = starter.start(options.listen(), options.upstream(), config, limiter, metrics);
+      reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log);
+      PolicyReloader r = reloader;
+      if (options.admin() != null) {
+        admin = AdminServer.start(options.admin(), metrics, ref::get, r::loadedAt, Version.get());
+      }
+      log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
+      log.info("store", "store", Stores.describe(storeSettings));
+      log.info("trust", "client_address", describeTrust(installed.config()));
+      log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
+          + gateway.port(), "upstream", options.upstream() == null
+              ? "built-in demo (200 and a small JSON body)" : options.upstream());
+      if (admin != null) {
+        log.info("admin listening", "address", "http://" + host(options.admin()) + ":"
+            + admin.port(), "endpoints", "/healthz,/metrics,/v1/policy");
+      } else {
+        log.info("admin listener off");
+      }
+      if (options.config() != null) {
+        reloader.watch(options.watchInterval());
+        boolean hup = Signals.onHangup(() -> r.reload("SIGHUP"));
+        log.info("reloading on change" + (hup ? " and on SIGHUP" : ""), "policy",
+            options.config());
+      }
+    } catch (Exception | Error e) {
+      if (reloader != null) {
+        reloader.close();
+      }
+      if (admin != null) {
+        admin.close();
+      }
+      if (gateway != null) {
+        gateway.close();
+      }
+      store.close();
+      throw e;
+    }
+    return new SluiceServer(ref, store, metrics, gateway, admin, reloader, log);
+  }
+
+  /** {@code loaded} running on {@code store} (the --store flag and SLUICE_STORE win over files). */
+  static LoadedPolicy withStore(LoadedPolicy loaded, StoreSettings store) {
+    Map<String, Object> tree = new LinkedHashMap<>(loaded.effective());
+    Object section = tree.get("store");
+    Map<String, Object> storeTree = new LinkedHashMap<>();
+    if (section instanceof Map<?, ?> m) {
+      m.forEach((k, v) -> storeTree.put(String.valueOf(k), v));
+    }
+    storeTree.put("uri", PolicyLoader.redact(store.uri()));
+    tree.put("store", storeTree);
+    return new LoadedPolicy(loaded.config().withStore(store), tree, loaded.warnings(),
+        loaded.sourceName());
+  }
+
+  private static String describeTrust(ServerConfig config) {
+    var t = config.trust();
+    if (t.hops() > 0) {
+      return t.hops() + " trusted hop(s), read from the right of " + t.headers();
+    }
+    if (!t.proxies().isEmpty()) {
+      return "trusted proxies " + t.proxies() + ", headers " + t.headers();
+    }
+    return "TCP peer (no proxy trusted; forwarding headers ignored)";
+  }
+
+  private static String host(InetSocketAddress a) {
+    String h = a.getHostString();
+    return h.contains(":") ? "[" + h + "]" : h;
+  }
+
+  /** The gateway's port (the bound one, when asked for port 0). */
+  public int port() {
+    return gateway.port();
+  }
+
+  /** The admin listener's port, or -1 when it is off. */
+  public int adminPort() {
+    return admin == null ? -1 : admin.port();
+  }
+
+  public LoadedPolicy policy() {
+    return policy.get();
+  }
+
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  /** Reloads the policy file now, as SIGHUP does; true if a new policy is in place. */
+  public boolean reload() {
+    return reloader.reload("request");
+  }
+
+  @Override
+  public void close() {
+    log.info("sluice stopping");
+    reloader.close();
+    if (admin != null) {
+      admin.close();
+    }
+    try {
+      gateway.close();
+    } finally {
+      store.close();
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package dev.sluice.server;
+
+import dev.sluice.core.Store;
+import dev.sluice.core.Ticker;
+import dev.sluice.server.config.StoreSettings;
+
+/** Opens the store a policy's {@code store:} section (or {@code --store}) names. */
+final class Stores {
+
+  private Stores() {}
+
+  /**
+   * Opens the store.
+   *
+   * @throws IllegalArgumentException with a message a person can act on, when it cannot be opened
+   */
+  static Store open(StoreSettings settings) {
+    String uri = settings.uri();
+    if (uri.equals("memory")) {
+      return Store.memory(Ticker.system(), settings.maxKeys());
+    }
+    if (uri.startsWith("redis://") || uri.startsWith("rediss://")
+        || uri.startsWith("redis-cluster://")) {
+      throw new IllegalArgumentException("store : " + uri.replaceAll("(://[^:/@]*:)[^@/]*@", "$1***@")
+          + " (expected: memory; the redis store is not built in this version)");
+    }
+    throw new IllegalArgumentException("store : " + uri
+        + " (expected: memory, redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");
+  }
+
+  static String describe(StoreSettings settings) {
+    return settings.uri().equals("memory")
+        ? "memory (max " + settings.maxKeys() + " keys, per process)"
+        : dev.sluice.server.config.PolicyLoader.redact(settings.uri()) + " (prefix "
+            + settings.keyPrefix() + ", deadline " + settings.deadline().toMillis() + "ms)";
+  }
+}

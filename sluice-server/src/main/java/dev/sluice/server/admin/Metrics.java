@@ -1,0 +1,236 @@
+package dev.sluice.server.admin;
+
+import dev.sluice.core.Decision;
+import dev.sluice.server.config.Durations;
+import dev.sluice.server.gateway.GatewayEvents;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * The server's counters, fed by the gateway through {@link GatewayEvents}, rendered in the
+ * Prometheus text format. Label values are bounded: rule names from the policy (at most
+ * {@value #MAX_LABELS} distinct, then {@code _other}), close codes and HTTP statuses; never keys
+ * or addresses, which a client chooses and could use to grow the series without bound.
+ *
+ * <p>Counting is lock-free (one {@link LongAdder} per series) because it runs on I/O threads.
+ */
+public final class Metrics implements GatewayEvents {
+
+  static final int MAX_LABELS = 256;
+  static final String OTHER = "_other";
+  private static final String[] OUTCOMES = {"allowed", "refused", "shadow_refused", "degraded"};
+  private static final long LOG_EVERY_NANOS = Duration.ofSeconds(10).toNanos();
+
+  private final EventLog log;
+  private final Map<String, LongAdder[]> decisions = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> shadowRefusals = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> bans = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> closes = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> generated = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> lastShadowLog = new ConcurrentHashMap<>();
+  private final LongAdder storeErrors = new LongAdder();
+  private final AtomicLong lastStoreErrorLog = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
+  private final LongAdder reloadsOk = new LongAdder();
+  private final LongAdder reloadsFailed = new LongAdder();
+  private final AtomicLong webSockets = new AtomicLong();
+  private volatile LongSupplier trackedKeys = () -> 0;
+
+  /** Where the metrics write their structured lines (bans, shadow refusals, store errors). */
+  @FunctionalInterface
+  public interface EventLog {
+    void log(String level, String message, Object... fields);
+  }
+
+  public Metrics(EventLog log) {
+    this.log = log;
+  }
+
+  /** The number of keys the store holds, read at every scrape. */
+  public void trackedKeys(LongSupplier supplier) {
+    this.trackedKeys = supplier;
+  }
+
+  /** Makes the policy's rules appear with zero counts before their first decision. */
+  public void registerRules(Collection<String> rules) {
+    for (String rule : rules) {
+      series(rule);
+    }
+  }
+
+  @Override
+  public void decision(String kind, Decision d) {
+    String rule;
+    int outcome;
+    if (d.degraded()) {
+      rule = d.rule();
+      outcome = 3;
+      storeErrors.increment();
+      long now = System.nanoTime();
+      long last = lastStoreErrorLog.get();
+      if (now - last >= LOG_EVERY_NANOS && lastStoreErrorLog.compareAndSet(last, now)) {
+        log.log("WARN", "store error; rule decided by its onStoreError", "rule", rule,
+            "allowed", d.allowed(), "store_errors_total", storeErrors.sum());
+      }
+    } else if (!d.allowed()) {
+      rule = d.rule();
+      outcome = 1;
+    } else if (d.shadowRefused()) {
+      rule = d.shadowRule();
+      outcome = 2;
+      counter(shadowRefusals, label(rule)).increment();
+      AtomicLong last = lastShadowLog.computeIfAbsent(label(rule),
+          k -> new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS));
+      long now = System.nanoTime();
+      long seen = last.get();
+      if (now - seen >= LOG_EVERY_NANOS && last.compareAndSet(seen, now)) {
+        log.log("INFO", "shadow refusal (allowed: rule is in shadow mode)", "rule", rule,
+            "kind", kind, "shadow_refusals_total", counter(shadowRefusals, label(rule)).sum());
+      }
+    } else {
+      rule = d.rule();
+      outcome = 0;
+    }
+    if (rule == null) {
+      return;
+    }
+    series(rule)[outcome].increment();
+    if (d.banApplied()) {
+      counter(bans, label(rule)).increment();
+      log.log("WARN", "ban applied", "rule", rule, "limit", d.limitName(), "length",
+          Durations.format(Duration.ofMillis(d.retryAfterMillis())), "kind", kind);
+    }
+  }
+
+  /**
+   * Logs a ban with its key. The key is logged, never used as a label; call this where the key
+   * is known, in addition to {@link #decision}.
+   */
+  public void banApplied(String rule, String key, Duration length) {
+    log.log("WARN", "ban applied", "rule", rule, "key", key, "length", Durations.format(length));
+  }
+
+  @Override
+  public void webSocketOpened() {
+    webSockets.incrementAndGet();
+  }
+
+  @Override
+  public void webSocketClosed(int code) {
+    webSockets.decrementAndGet();
+    String label = (code >= 1000 && code <= 1015) || (code >= 3000 && code <= 4999)
+        ? Integer.toString(code) : "other";
+    counter(closes, closes.size() < 64 || closes.containsKey(label) ? label : "other").increment();
+  }
+
+  @Override
+  public void generated(int status) {
+    String label = status >= 100 && status <= 599 ? Integer.toString(status) : "other";
+    counter(generated, label).increment();
+  }
+
+  /** Counts a policy reload. */
+  public void reload(boolean ok) {
+    (ok ? reloadsOk : reloadsFailed).increment();
+  }
+
+  public long reloads(boolean ok) {
+    return (ok ? reloadsOk : reloadsFailed).sum();
+  }
+
+  /** The count of {@code outcome} decisions for {@code rule}, for tests and the admin page. */
+  public long decisions(String rule, String outcome) {
+    LongAdder[] s = decisions.get(rule);
+    for (int i = 0; i < OUTCOMES.length; i++) {
+      if (OUTCOMES[i].equals(outcome)) {
+        return s == null ? 0 : s[i].sum();
+      }
+    }
+    throw new IllegalArgumentException("outcome : " + outcome
+        + " (expected: allowed, refused, shadow_refused or degraded)");
+  }
+
+  private String label(String rule) {
+    if (decisions.containsKey(rule) || decisions.size() < MAX_LABELS) {
+      return rule;
+    }
+    return OTHER;
+  }
+
+  private LongAdder[] series(String rule) {
+    return decisions.computeIfAbsent(label(rule), k -> {
+      LongAdder[] a = new LongAdder[OUTCOMES.length];
+      for (int i = 0; i < a.length; i++) {
+        a[i] = new LongAdder();
+      }
+      return a;
+    });
+  }
+
+  private static LongAdder counter(Map<String, LongAdder> map, String label) {
+    return map.computeIfAbsent(label, k -> new LongAdder());
+  }
+
+  /** The Prometheus text exposition format, version 0.0.4. */
+  public String render() {
+    StringBuilder sb = new StringBuilder(2048);
+    header(sb, "sluice_decisions_total", "counter",
+        "Rate-limit decisions by deciding rule and outcome.");
+    for (Map.Entry<String, LongAdder[]> e : new TreeMap<>(decisions).entrySet()) {
+      for (int i = 0; i < OUTCOMES.length; i++) {
+        sb.append("sluice_decisions_total{rule=\"").append(escape(e.getKey()))
+            .append("\",outcome=\"").append(OUTCOMES[i]).append("\"} ")
+            .append(e.getValue()[i].sum()).append('\n');
+      }
+    }
+    labelled(sb, "sluice_shadow_refusals_total", "Would-be refusals of rules in shadow mode.",
+        "rule", shadowRefusals);
+    labelled(sb, "sluice_bans_total", "Bans applied, by rule.", "rule", bans);
+    header(sb, "sluice_store_errors_total", "counter",
+        "Decisions the store could not answer (each rule's onStoreError decided).");
+    sb.append("sluice_store_errors_total ").append(storeErrors.sum()).append('\n');
+    header(sb, "sluice_tracked_keys", "gauge", "Keys whose state the store holds.");
+    long keys;
+    try {
+      keys = trackedKeys.getAsLong();
+    } catch (RuntimeException e) {
+      keys = -1;
+    }
+    sb.append("sluice_tracked_keys ").append(keys).append('\n');
+    header(sb, "sluice_websocket_connections", "gauge", "Open WebSocket connections.");
+    sb.append("sluice_websocket_connections ").append(webSockets.get()).append('\n');
+    labelled(sb, "sluice_websocket_closes_total", "WebSocket closes by close code.", "code",
+        closes);
+    header(sb, "sluice_reloads_total", "counter", "Policy reloads by result.");
+    sb.append("sluice_reloads_total{result=\"ok\"} ").append(reloadsOk.sum()).append('\n');
+    sb.append("sluice_reloads_total{result=\"failed\"} ").append(reloadsFailed.sum())
+        .append('\n');
+    labelled(sb, "sluice_generated_responses_total",
+        "Responses the gateway generated itself (429, 413, 502, 504...), by status.", "status",
+        generated);
+    return sb.toString();
+  }
+
+  private static void labelled(StringBuilder sb, String name, String help, String label,
+      Map<String, LongAdder> values) {
+    header(sb, name, "counter", help);
+    for (Map.Entry<String, LongAdder> e : new TreeMap<>(values).entrySet()) {
+      sb.append(name).append('{').append(label).append("=\"").append(escape(e.getKey()))
+          .append("\"} ").append(e.getValue().sum()).append('\n');
+    }
+  }
+
+  private static void header(StringBuilder sb, String name, String type, String help) {
+    sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+  }
+
+  static String escape(String v) {
+    return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+  }
+}

@@ -58,8 +58,11 @@ final class RedisProcess implements AutoCloseable {
   }
 
   static RedisProcess start(String... extra) {
+    return startOn(freePort(), extra);
+  }
+
+  static RedisProcess startOn(int port, String... extra) {
     try {
-      int port = freePort();
       Path dir = Files.createTempDirectory("sluice-redis-" + port + "-");
       RedisProcess p = new RedisProcess(port, dir, List.of(extra));
       p.launch();

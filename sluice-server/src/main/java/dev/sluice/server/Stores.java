@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
+import dev.sluice.redis.RedisStore;
 import dev.sluice.server.config.StoreSettings;
 
 /** Opens the store a policy's {@code store:} section (or {@code --store}) names. */
@@ -21,8 +22,14 @@ final class Stores {
     }
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")
         || uri.startsWith("redis-cluster://")) {
-      throw new IllegalArgumentException("store : " + uri.replaceAll("(://[^:/@]*:)[^@/]*@", "$1***@")
-          + " (expected: memory; the redis store is not built in this version)");
+      return RedisStore.builder()
+          .uri(uri)
+          .keyPrefix(settings.keyPrefix())
+          .deadline(settings.deadline())
+          .circuitBreaker(settings.circuit().failures(), settings.circuit().open())
+          .fallback(settings.localFallback()
+              ? Store.memory(Ticker.system(), settings.maxKeys()) : null)
+          .build();
     }
     throw new IllegalArgumentException("store : " + uri
         + " (expected: memory, redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");
@@ -32,6 +39,8 @@ final class Stores {
     return settings.uri().equals("memory")
         ? "memory (max " + settings.maxKeys() + " keys, per process)"
         : dev.sluice.server.config.PolicyLoader.redact(settings.uri()) + " (prefix "
-            + settings.keyPrefix() + ", deadline " + settings.deadline().toMillis() + "ms)";
+            + settings.keyPrefix() + ", deadline " + settings.deadline().toMillis() + "ms, "
+            + (settings.localFallback() ? "local memory fallback" : "each rule's onStoreError")
+            + " while Redis fails)";
   }
 }

@@ -8,11 +8,11 @@ import java.time.Duration;
  * outcome at once instead of waiting for the deadline (a dead store costs nothing per request).
  *
  * @param failures consecutive failures that open the circuit (default 5)
- * @param open how long the circuit stays open before one trial call (default 5 s)
+ * @param open how long the circuit stays open before one trial call (default 1 s, at most 4 s)
  */
 public record CircuitSettings(int failures, Duration open) {
 
   public static CircuitSettings defaults() {
-    return new CircuitSettings(5, Duration.ofSeconds(5));
+    return new CircuitSettings(5, Duration.ofSeconds(1));
   }
 }

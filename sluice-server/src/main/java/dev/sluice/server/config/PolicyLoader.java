@@ -481,6 +481,17 @@ public final class PolicyLoader {
 
   static final Parser<Duration> DURATION = Durations::parse;
 
+  static Parser<Duration> within(Duration min, Duration max) {
+    return text -> {
+      Duration d = Durations.parse(text);
+      if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+        throw new IllegalArgumentException("a duration in " + Durations.format(min) + ".."
+            + Durations.format(max));
+      }
+      return d;
+    };
+  }
+
   static final Parser<String> TEXT = text -> {
     if (text.isBlank() || text.length() > 1024) {
       throw new IllegalArgumentException("a non-blank string");
@@ -1193,7 +1204,8 @@ public final class PolicyLoader {
         }
         return text;
       }, d.keyPrefix());
-      Duration deadline = o.get("deadline", Durations.EXPECTED, POSITIVE_DURATION, d.deadline());
+      Duration deadline = o.get("deadline", "a duration in 1ms..1m, like 50ms",
+          within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.deadline());
       boolean fallback = o.get("localFallback", "true or false", BOOLEAN, d.localFallback());
       CircuitSettings circuit = d.circuit();
       Node cn = o.node("circuit");
@@ -1202,7 +1214,8 @@ public final class PolicyLoader {
         if (c != null) {
           circuit = new CircuitSettings(
               c.get("failures", "1..1000", integer(1, 1000), circuit.failures()),
-              c.get("open", Durations.EXPECTED, POSITIVE_DURATION, circuit.open()));
+              c.get("open", "a duration in 1ms..4s, like 1s",
+                  within(Duration.ofMillis(1), Duration.ofSeconds(4)), circuit.open()));
         }
       }
       Map<String, Object> tree = new LinkedHashMap<>();

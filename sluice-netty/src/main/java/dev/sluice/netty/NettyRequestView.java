@@ -1,0 +1,137 @@
+package dev.sluice.netty;
+
+import dev.sluice.core.RequestView;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.cookie.Cookie;
+import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A {@link RequestView} over a Netty {@link HttpRequest} and the socket peer. Cookies and the query
+ * string are decoded on first use and only within bounds, so a hostile request costs little: at
+ * most {@value #MAX_COOKIE_CHARS} characters of {@code Cookie} headers and
+ * {@value #MAX_QUERY_PARAMS} query parameters are looked at.
+ */
+public final class NettyRequestView implements RequestView {
+
+  static final int MAX_COOKIE_CHARS = 8 * 1024;
+  static final int MAX_QUERY_PARAMS = 64;
+
+  private final HttpRequest request;
+  private final String peer;
+  private QueryStringDecoder query;
+  private List<Cookie> cookies;
+
+  private NettyRequestView(HttpRequest request, String peer) {
+    this.request = request;
+    this.peer = peer;
+  }
+
+  /** A view of {@code request} received from {@code peer} (may be null when unknown). */
+  public static NettyRequestView of(HttpRequest request, SocketAddress peer) {
+    return new NettyRequestView(request, peerText(peer));
+  }
+
+  static String peerText(SocketAddress peer) {
+    if (peer instanceof InetSocketAddress inet) {
+      return inet.getAddress() == null ? null : inet.getAddress().getHostAddress();
+    }
+    return peer == null ? null : peer.toString();
+  }
+
+  /** The request this view reads. */
+  public HttpRequest request() {
+    return request;
+  }
+
+  @Override
+  public String method() {
+    return request.method().name();
+  }
+
+  @Override
+  public String path() {
+    return query().rawPath();
+  }
+
+  @Override
+  public List<String> headers(String name) {
+    return request.headers().getAll(name);
+  }
+
+  @Override
+  public String cookie(String name) {
+    if (cookies == null) {
+      cookies = decodeCookies();
+    }
+    for (Cookie c : cookies) {
+      if (c.name().equals(name)) {
+        return c.value();
+      }
+    }
+    return null;
+  }
+
+  private List<Cookie> decodeCookies() {
+    List<String> lines = request.headers().getAll(HttpHeaderNames.COOKIE);
+    if (lines.isEmpty()) {
+      return List.of();
+    }
+    String joined = lines.size() == 1 ? lines.get(0) : String.join("; ", lines);
+    if (joined.length() > MAX_COOKIE_CHARS) {
+      joined = joined.substring(0, MAX_COOKIE_CHARS);
+    }
+    try {
+      return ServerCookieDecoder.STRICT.decodeAll(joined);
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  @Override
+  public String query(String name) {
+    List<String> values;
+    try {
+      values = query().parameters().get(name);
+    } catch (RuntimeException e) {
+      return null;
+    }
+    return values == null || values.isEmpty() ? null : values.get(0);
+  }
+
+  private QueryStringDecoder query() {
+    if (query == null) {
+      query = new QueryStringDecoder(request.uri(), StandardCharsets.UTF_8, true, MAX_QUERY_PARAMS);
+    }
+    return query;
+  }
+
+  @Override
+  public String peer() {
+    return peer;
+  }
+
+  @Override
+  public boolean websocketUpgrade() {
+    return isWebSocketUpgrade(request);
+  }
+
+  /** True for a {@code GET} carrying {@code Upgrade: websocket} and {@code Connection: upgrade}. */
+  public static boolean isWebSocketUpgrade(HttpRequest request) {
+    return HttpMethod.GET.equals(request.method())
+        && request.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
+        && request.headers().contains(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
+  }
+
+  @Override
+  public String toString() {
+    return "NettyRequestView{" + request.method() + " " + request.uri() + " from " + peer + "}";
+  }
+}

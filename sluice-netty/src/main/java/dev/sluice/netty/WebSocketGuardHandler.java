@@ -1,0 +1,386 @@
+package dev.sluice.netty;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.Identity;
+import dev.sluice.core.Lease;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Source;
+import dev.sluice.core.Ticker;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Guards WebSocket connections (seeds 000 and 001). Place it after {@link HttpRateLimitHandler},
+ * before whatever completes the handshake; the frames of the upgraded connection then pass it.
+ *
+ * <ul>
+ *   <li>At the upgrade: concurrent connection caps per client address, per session token and for
+ *       the shared bucket of unresolvable addresses. A full cap refuses the upgrade (429, or 1013
+ *       after the handshake). The slots are leases, given back when the channel closes, abruptly
+ *       too, and renewed while it is open.
+ *   <li>Per message: a size cap over all fragments of a message (1009); a per-connection flood
+ *       bucket (1008 "too many messages"); per-action limits read from a JSON field of text
+ *       messages (a refused message is dropped and the client gets
+ *       {@code {"error":"rate_limited","action":...,"retryAfterMs":...}}); after {@code strikes}
+ *       refusals within the strike window, 1008.
+ * </ul>
+ *
+ * <p>The size cap here counts fragments; the frame decoder's {@code maxFramePayloadLength} must be
+ * set to the same cap so that no single frame is buffered beyond it. One instance per channel.
+ */
+public class WebSocketGuardHandler extends ChannelDuplexHandler {
+
+  private enum Phase { HTTP, UPGRADING, OPEN, CLOSING }
+
+  private final RateLimiter limiter;
+  private final Supplier<WebSocketGuardSettings> settings;
+  private final Ticker ticker;
+  private final RateLimitListener listener;
+
+  private Phase phase = Phase.HTTP;
+  private WebSocketGuardSettings s;
+  private List<Lease> leases = List.of();
+  private ScheduledFuture<?> renewal;
+  private Identity identity = Identity.empty();
+  private MessageFloodBucket flood;
+  private long messageBytes;
+  private boolean dropping;
+  private boolean discardingHttp;
+  private long[] strikeTimes;
+  private int strikeCount;
+  private int closeCode = -1;
+
+  public WebSocketGuardHandler(RateLimiter limiter, Supplier<WebSocketGuardSettings> settings,
+      Ticker ticker, RateLimitListener listener) {
+    this.limiter = Objects.requireNonNull(limiter, "limiter");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.listener = listener == null ? RateLimitListener.none() : listener;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (msg instanceof WebSocketFrame frame) {
+      if (phase == Phase.OPEN) {
+        onFrame(ctx, frame);
+      } else if (phase == Phase.CLOSING) {
+        frame.release();
+      } else {
+        ctx.fireChannelRead(msg);
+      }
+      return;
+    }
+    if (msg instanceof HttpRequest request) {
+      discardingHttp = false;
+      if (phase == Phase.HTTP && !request.decoderResult().isFailure()
+          && NettyRequestView.isWebSocketUpgrade(request)) {
+        onUpgrade(ctx, request);
+        return;
+      }
+    } else if (discardingHttp && msg instanceof HttpContent) {
+      if (msg instanceof LastHttpContent) {
+        discardingHttp = false;
+      }
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  private void onUpgrade(ChannelHandlerContext ctx, HttpRequest request) {
+    s = settings.get();
+    NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
+    List<Lease> acquired = acquire(view);
+    if (acquired == null) {
+      discardingHttp = !(request instanceof LastHttpContent);
+      ReferenceCountUtil.release(request);
+      refuseConnection(ctx, request);
+      return;
+    }
+    leases = acquired;
+    try {
+      identity = s.policy().identify(view, s.actionRuleList());
+    } catch (RuntimeException e) {
+      identity = Identity.empty();
+    }
+    flood = s.floodPerSecond() > 0 ? new MessageFloodBucket(s.floodBurst(), s.floodPerSecond())
+        : null;
+    strikeTimes = s.strikes() > 0 ? new long[s.strikes()] : null;
+    phase = Phase.UPGRADING;
+    ctx.fireChannelRead(request);
+  }
+
+  /** The leases of every applicable cap, or null (holding nothing) when one is full. */
+  private List<Lease> acquire(NettyRequestView view) {
+    List<Lease> taken = new ArrayList<>(2);
+    String ip = s.policy().clientAddress().resolve(view.peer(), view::headers);
+    boolean known = isAddressKey(ip);
+    if (!take(taken, known ? s.perIp() : s.unknown(), known ? Identity.ip(ip) : Identity.empty())) {
+      return null;
+    }
+    Source source = s.sessionSource();
+    if (s.perSession() != null && source != null) {
+      String token = read(source, view);
+      if (token != null && !token.isBlank()
+          && !take(taken, s.perSession(), Identity.empty().with("session", token))) {
+        return null;
+      }
+    }
+    return taken;
+  }
+
+  private boolean take(List<Lease> taken, dev.sluice.core.ConcurrencyLimit cap, Identity who) {
+    if (cap == null) {
+      return true;
+    }
+    Optional<Lease> lease = limiter.acquire(cap, who);
+    if (lease.isPresent()) {
+      taken.add(lease.get());
+      return true;
+    }
+    taken.forEach(Lease::close);
+    taken.clear();
+    return false;
+  }
+
+  private static String read(Source source, NettyRequestView view) {
+    switch (source.kind()) {
+      case HEADER: {
+        List<String> v = view.headers(source.name());
+        return v.isEmpty() ? null : v.get(0);
+      }
+      case COOKIE:
+        return view.cookie(source.name());
+      case QUERY:
+        return view.query(source.name());
+      default:
+        return null;
+    }
+  }
+
+  /** True for what the resolver returns for an address: a dotted quad or an IPv6 network. */
+  static boolean isAddressKey(String key) {
+    if (key == null || key.isEmpty() || key.length() > 64) {
+      return false;
+    }
+    boolean dot = false;
+    boolean colon = false;
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c == '.') {
+        dot = true;
+      } else if (c == ':') {
+        colon = true;
+      } else if (!(Character.digit(c, 16) >= 0 || c == '/')) {
+        return false;
+      }
+    }
+    return dot || colon;
+  }
+
+  /** Answers an upgrade refused by a full connection cap. */
+  protected void refuseConnection(ChannelHandlerContext ctx, HttpRequest request) {
+    if (!s.refuseBeforeUpgrade()) {
+      WebSockets.closeAfterHandshake(ctx.channel(), request, WebSockets.TRY_AGAIN_LATER,
+          "try again later", listener);
+      return;
+    }
+    FullHttpResponse response = Responses.json(request, HttpResponseStatus.TOO_MANY_REQUESTS,
+        "{\"error\":\"too many connections\",\"retryAfter\":1}", null);
+    response.headers().set(HttpHeaderNames.RETRY_AFTER, 1);
+    listener.generated(429);
+    boolean keepAlive = HttpUtil.isKeepAlive(request);
+    HttpUtil.setKeepAlive(response, keepAlive);
+    ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
+        : ChannelFutureListener.CLOSE);
+  }
+
+  private void onFrame(ChannelHandlerContext ctx, WebSocketFrame frame) {
+    if (frame instanceof CloseWebSocketFrame close) {
+      if (closeCode < 0) {
+        closeCode = close.statusCode() < 0 ? 1005 : close.statusCode();
+      }
+      ctx.fireChannelRead(frame);
+      return;
+    }
+    if (frame instanceof PongWebSocketFrame) {
+      ctx.fireChannelRead(frame);
+      return;
+    }
+    boolean first = !(frame instanceof ContinuationWebSocketFrame);
+    int size = frame.content().readableBytes();
+    if (first) {
+      dropping = false;
+      messageBytes = size;
+      if (flood != null && !flood.tryAcquire(ticker.read())) {
+        frame.release();
+        close(ctx, WebSockets.POLICY_VIOLATION, "too many messages");
+        return;
+      }
+    } else {
+      messageBytes += size;
+    }
+    if (messageBytes > s.maxMessageBytes()) {
+      frame.release();
+      close(ctx, WebSockets.MESSAGE_TOO_BIG, "message too big");
+      return;
+    }
+    if (!first && dropping) {
+      frame.release();
+      return;
+    }
+    if (first && frame instanceof TextWebSocketFrame text && s.actionField() != null
+        && !s.actionRules().isEmpty() && !checkAction(ctx, text)) {
+      dropping = !frame.isFinalFragment();
+      frame.release();
+      return;
+    }
+    ctx.fireChannelRead(frame);
+  }
+
+  /** Checks the action of a text message; false when refused (the client has been told). */
+  private boolean checkAction(ChannelHandlerContext ctx, TextWebSocketFrame frame) {
+    String action = ActionField.read(frame.text(), s.actionField());
+    if (action == null) {
+      return true;
+    }
+    Rule rule = s.ruleFor(action);
+    if (rule == null) {
+      return true;
+    }
+    Decision d = limiter.check(List.of(rule), identity.with("event", action), 1);
+    listener.decision(RateLimitListener.WS_ACTION, d);
+    if (d.allowed()) {
+      return true;
+    }
+    ctx.writeAndFlush(new TextWebSocketFrame(actionRefusal(action, d)));
+    if (strike()) {
+      close(ctx, WebSockets.POLICY_VIOLATION, "too many refused messages");
+    }
+    return false;
+  }
+
+  /** The message sent to a client whose action was refused. */
+  protected String actionRefusal(String action, Decision decision) {
+    return "{\"error\":\"rate_limited\",\"action\":" + Responses.jsonString(action)
+        + ",\"retryAfterMs\":" + Math.max(0, decision.retryAfterMillis()) + "}";
+  }
+
+  /** Records a refusal; true when the strikes within the window reach the limit. */
+  private boolean strike() {
+    if (strikeTimes == null) {
+      return false;
+    }
+    long now = ticker.read();
+    int n = strikeTimes.length;
+    strikeTimes[strikeCount % n] = now;
+    strikeCount++;
+    if (strikeCount < n) {
+      return false;
+    }
+    long oldest = strikeTimes[strikeCount % n];
+    return now - oldest <= s.strikeWindowNanos();
+  }
+
+  private void close(ChannelHandlerContext ctx, int code, String reason) {
+    if (phase == Phase.CLOSING) {
+      return;
+    }
+    phase = Phase.CLOSING;
+    closeCode = code;
+    ctx.writeAndFlush(new CloseWebSocketFrame(code, reason)).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+      throws Exception {
+    if (phase == Phase.UPGRADING && msg instanceof HttpResponse response) {
+      int code = response.status().code();
+      if (code == 101) {
+        phase = Phase.OPEN;
+        listener.webSocketOpened();
+        scheduleRenewal(ctx);
+      } else if (code >= 200) {
+        releaseLeases();
+        phase = Phase.HTTP;
+      }
+    } else if (msg instanceof CloseWebSocketFrame close && closeCode < 0) {
+      closeCode = close.statusCode() < 0 ? 1005 : close.statusCode();
+    }
+    ctx.write(msg, promise);
+  }
+
+  private void scheduleRenewal(ChannelHandlerContext ctx) {
+    if (leases.isEmpty()) {
+      return;
+    }
+    long ttl = Math.max(s.perIp() != null ? s.perIp().leaseTtl().toMillis() : 120_000, 3_000);
+    long every = ttl / 3;
+    renewal = ctx.executor().scheduleAtFixedRate(() -> leases.forEach(Lease::renew), every, every,
+        TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+    Throwable t = cause;
+    for (int i = 0; i < 4 && t != null; i++, t = t.getCause()) {
+      if (t instanceof CorruptedWebSocketFrameException corrupt && closeCode < 0) {
+        closeCode = corrupt.closeStatus().code();
+        break;
+      }
+    }
+    ctx.fireExceptionCaught(cause);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    releaseLeases();
+    if (phase == Phase.OPEN || phase == Phase.CLOSING) {
+      listener.webSocketClosed(closeCode < 0 ? 1006 : closeCode);
+    }
+    phase = Phase.CLOSING;
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    releaseLeases();
+  }
+
+  private void releaseLeases() {
+    if (renewal != null) {
+      renewal.cancel(false);
+      renewal = null;
+    }
+    if (!leases.isEmpty()) {
+      List<Lease> held = leases;
+      leases = List.of();
+      held.forEach(Lease::close);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package dev.sluice.server.gateway;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Rewrites headers on their way through the proxy: hop-by-hop headers are dropped, and the peer is
+ * appended to {@code X-Forwarded-For} and {@code Forwarded}, never replacing what earlier proxies
+ * wrote (seed 000: replacing the header in the last proxy would make every request look like it
+ * came from that proxy's neighbour).
+ */
+final class Forwarding {
+
+  static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
+  static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
+  static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
+  static final AsciiString FORWARDED = AsciiString.cached("forwarded");
+  private static final AsciiString KEEP_ALIVE = AsciiString.cached("keep-alive");
+  private static final AsciiString PROXY_CONNECTION = AsciiString.cached("proxy-connection");
+
+  private Forwarding() {}
+
+  /** Removes the headers that describe one connection, not the message (RFC 9110, 7.6.1). */
+  static void stripHopByHop(HttpHeaders h) {
+    List<String> named = new ArrayList<>(2);
+    for (String value : h.getAll(HttpHeaderNames.CONNECTION)) {
+      for (String token : value.split(",", 16)) {
+        String t = token.trim();
+        if (!t.isEmpty() && t.length() < 64) {
+          named.add(t);
+        }
+      }
+    }
+    for (String name : named) {
+      String lower = name.toLowerCase(Locale.ROOT);
+      // Never let a client strip the framing or the forwarding headers through Connection.
+      if (!lower.equals("transfer-encoding") && !lower.equals("content-length")
+          && !lower.startsWith("x-forwarded") && !lower.equals("forwarded")
+          && !lower.equals("host")) {
+        h.remove(name);
+      }
+    }
+    h.remove(HttpHeaderNames.CONNECTION);
+    h.remove(KEEP_ALIVE);
+    h.remove(PROXY_CONNECTION);
+    h.remove(HttpHeaderNames.TE);
+    h.remove(HttpHeaderNames.TRAILER);
+    h.remove(HttpHeaderNames.UPGRADE);
+    h.remove(HttpHeaderNames.PROXY_AUTHENTICATE);
+  }
+
+  /**
+   * Appends {@code peer} to the forwarding headers, points {@code Host} at the upstream and keeps
+   * the original host in {@code X-Forwarded-Host}.
+   */
+  static void forward(HttpHeaders h, String peer, String upstreamAuthority) {
+    if (peer != null) {
+      List<String> xff = h.getAll(X_FORWARDED_FOR);
+      h.set(X_FORWARDED_FOR, xff.isEmpty() ? peer : String.join(", ", xff) + ", " + peer);
+      List<String> fwd = h.getAll(FORWARDED);
+      String node = "for=" + node(peer) + ";proto=http";
+      h.set(FORWARDED, fwd.isEmpty() ? node : String.join(", ", fwd) + ", " + node);
+    }
+    String host = h.get(HttpHeaderNames.HOST);
+    if (host != null && !h.contains(X_FORWARDED_HOST)) {
+      h.set(X_FORWARDED_HOST, host);
+    }
+    if (!h.contains(X_FORWARDED_PROTO)) {
+      h.set(X_FORWARDED_PROTO, "http");
+    }
+    h.set(HttpHeaderNames.HOST, upstreamAuthority);
+  }
+
+  /** An RFC 7239 node: IPv6 quoted and bracketed ({@code "[2001:db8::1]"}). */
+  static String node(String ip) {
+    return ip.indexOf(':') >= 0 ? "\"[" + ip + "]\"" : ip;
+  }
+}

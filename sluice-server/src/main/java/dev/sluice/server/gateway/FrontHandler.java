@@ -1,0 +1,309 @@
+package dev.sluice.server.gateway;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gateway's first handler after the HTTP codec: it protects the rest of the pipeline.
+ *
+ * <ul>
+ *   <li>Requests the decoder could not read: 414 (request line too long), 431 (headers too
+ *       large), 400 otherwise; then the connection is closed.
+ *   <li>The head timeout: a connection that has not sent a complete request head within the
+ *       handshake timeout (after connecting, or after its previous exchange) is closed, so a
+ *       slow client cannot hold a socket by trickling bytes.
+ *   <li>{@code GET /healthz} is answered here, before any limit.
+ *   <li>The body cap: a declared {@code Content-Length} over the cap is refused with 413 before
+ *       anything is forwarded; a streamed body is counted and cut at the cap (413 if no response
+ *       has started, then close).
+ *   <li>Pipelining: the next request waits until the current exchange is complete, so responses
+ *       keep their order whoever writes them (the limiter's 429, the proxy).
+ * </ul>
+ */
+final class FrontHandler extends ChannelDuplexHandler {
+
+  private static final int MAX_HELD = 64;
+
+  private final Snapshot.Source snapshots;
+  private final GatewayEvents events;
+
+  private final ArrayDeque<Object> held = new ArrayDeque<>();
+  private Snapshot snapshot;
+  private HttpRequest current;
+  private boolean inFlight;
+  private boolean requestDone;
+  private boolean responseDone;
+  private boolean responseStarted;
+  private boolean interim;
+  private boolean discarding;
+  private boolean upgraded;
+  private long bodyBytes;
+  private ScheduledFuture<?> headTimer;
+
+  FrontHandler(Snapshot.Source snapshots, GatewayEvents events) {
+    this.snapshots = snapshots;
+    this.events = events;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    armHeadTimer(ctx);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (upgraded) {
+      if (msg instanceof HttpContent) {
+        ReferenceCountUtil.release(msg);
+      } else {
+        ctx.fireChannelRead(msg);
+      }
+      return;
+    }
+    if (!held.isEmpty() || (inFlight && msg instanceof HttpRequest)) {
+      if (held.size() >= MAX_HELD) {
+        ReferenceCountUtil.release(msg);
+        ctx.close();
+        return;
+      }
+      held.add(msg);
+      ReadGate.pause(ctx.channel(), ReadGate.PIPELINE);
+      return;
+    }
+    process(ctx, msg);
+  }
+
+  private void process(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof HttpRequest request) {
+      onRequest(ctx, request);
+      return;
+    }
+    if (msg instanceof HttpContent content) {
+      boolean last = msg instanceof LastHttpContent;
+      if (discarding || !inFlight) {
+        content.release();
+        if (last) {
+          discarding = false;
+          requestFinished(ctx);
+        }
+        return;
+      }
+      bodyBytes += content.content().readableBytes();
+      if (bodyBytes > snapshot.gateway.maxBodyBytes()) {
+        content.release();
+        tooLarge(ctx);
+        return;
+      }
+      ctx.fireChannelRead(msg);
+      if (last) {
+        requestFinished(ctx);
+      }
+      return;
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
+    cancelHeadTimer();
+    snapshot = snapshots.get();
+    current = request;
+    inFlight = true;
+    requestDone = false;
+    responseDone = false;
+    responseStarted = false;
+    discarding = false;
+    bodyBytes = 0;
+    boolean full = request instanceof LastHttpContent;
+    if (request.decoderResult().isFailure()) {
+      ReferenceCountUtil.release(request);
+      Throwable cause = request.decoderResult().cause();
+      HttpResponseStatus status = cause instanceof TooLongHttpLineException
+          ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+          : cause instanceof TooLongHttpHeaderException
+              ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+              : HttpResponseStatus.BAD_REQUEST;
+      respond(ctx, request, status, Generated.error(status.reasonPhrase().toLowerCase(), null),
+          false);
+      return;
+    }
+    if (isHealthCheck(request)) {
+      discarding = !full;
+      ReferenceCountUtil.release(request);
+      boolean keepAlive = HttpUtil.isKeepAlive(request) && !discarding;
+      ctx.writeAndFlush(Generated.json(request, HttpResponseStatus.OK, "{\"status\":\"ok\"}",
+          null, keepAlive)).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
+              : ChannelFutureListener.CLOSE);
+      responseDone = true;
+      if (full) {
+        requestFinished(ctx);
+      }
+      return;
+    }
+    long declared = HttpUtil.getContentLength(request, -1L);
+    if (declared > snapshot.gateway.maxBodyBytes()) {
+      ReferenceCountUtil.release(request);
+      discarding = true;
+      respond(ctx, request, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+          Generated.error("payload too large", "the request body may be at most "
+              + snapshot.gateway.maxBodyBytes() + " bytes"), false);
+      return;
+    }
+    ctx.fireChannelRead(request);
+    if (full) {
+      requestFinished(ctx);
+    }
+  }
+
+  static boolean isHealthCheck(HttpRequest request) {
+    if (!HttpMethod.GET.equals(request.method()) && !HttpMethod.HEAD.equals(request.method())) {
+      return false;
+    }
+    String uri = request.uri();
+    return uri.equals("/healthz") || uri.startsWith("/healthz?");
+  }
+
+  private void tooLarge(ChannelHandlerContext ctx) {
+    discarding = true;
+    if (responseStarted) {
+      ctx.close();
+      return;
+    }
+    respond(ctx, current, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+        Generated.error("payload too large", "the request body may be at most "
+            + snapshot.gateway.maxBodyBytes() + " bytes"), false);
+  }
+
+  /** Writes a generated response from here; with {@code keepAlive} false, closes after it. */
+  private void respond(ChannelHandlerContext ctx, HttpRequest request, HttpResponseStatus status,
+      String json, boolean keepAlive) {
+    events.generated(status.code());
+    responseDone = true;
+    responseStarted = true;
+    ctx.writeAndFlush(Generated.json(request, status, json, snapshot == null ? null : snapshot.cors,
+        keepAlive)).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
+            : ChannelFutureListener.CLOSE);
+  }
+
+  private void requestFinished(ChannelHandlerContext ctx) {
+    requestDone = true;
+    if (responseDone) {
+      exchangeFinished(ctx);
+    }
+  }
+
+  private void responseFinished(ChannelHandlerContext ctx) {
+    responseDone = true;
+    if (requestDone) {
+      exchangeFinished(ctx);
+    }
+  }
+
+  private void exchangeFinished(ChannelHandlerContext ctx) {
+    if (!inFlight) {
+      return;
+    }
+    inFlight = false;
+    current = null;
+    while (!inFlight && !held.isEmpty() && !upgraded && ctx.channel().isActive()) {
+      process(ctx, held.poll());
+    }
+    if (held.isEmpty()) {
+      ReadGate.resume(ctx.channel(), ReadGate.PIPELINE);
+    }
+    if (!inFlight && !upgraded) {
+      armHeadTimer(ctx);
+    }
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+      throws Exception {
+    boolean ends = false;
+    if (msg instanceof HttpResponse response) {
+      int code = response.status().code();
+      if (code == 101) {
+        upgraded = true;
+        cancelHeadTimer();
+        releaseHeld();
+      } else if (code < 200) {
+        interim = true;
+      } else {
+        interim = false;
+        responseStarted = true;
+      }
+    }
+    if (msg instanceof LastHttpContent && !upgraded) {
+      if (interim) {
+        interim = false;
+      } else {
+        ends = true;
+      }
+    }
+    ctx.write(msg, promise);
+    if (ends && inFlight) {
+      // Release the next pipelined request after this write call has returned.
+      ctx.executor().execute(() -> responseFinished(ctx));
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof IdleStateEvent) {
+      ctx.close();
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  private void armHeadTimer(ChannelHandlerContext ctx) {
+    cancelHeadTimer();
+    Snapshot s = snapshot != null ? snapshot : snapshots.get();
+    long nanos = s.gateway.handshakeTimeout().toNanos();
+    if (nanos <= 0) {
+      return;
+    }
+    headTimer = ctx.executor().schedule(() -> {
+      if (!inFlight && !upgraded) {
+        ctx.close();
+      }
+    }, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void cancelHeadTimer() {
+    if (headTimer != null) {
+      headTimer.cancel(false);
+      headTimer = null;
+    }
+  }
+
+  private void releaseHeld() {
+    Object o;
+    while ((o = held.poll()) != null) {
+      ReferenceCountUtil.release(o);
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    cancelHeadTimer();
+    releaseHeld();
+    ctx.fireChannelInactive();
+  }
+}

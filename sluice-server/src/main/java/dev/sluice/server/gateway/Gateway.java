@@ -1,0 +1,246 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Ticker;
+import dev.sluice.netty.HttpRateLimitHandler;
+import dev.sluice.netty.RateLimitListener;
+import dev.sluice.netty.WebSocketGuardHandler;
+import dev.sluice.server.config.GatewaySettings;
+import dev.sluice.server.config.ServerConfig;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The {@code sluice serve} gateway: a rate-limiting reverse proxy for HTTP and WebSocket, on
+ * Netty. Every connection runs
+ *
+ * <pre>
+ * HttpServerCodec (header and request-line caps)
+ *   -&gt; IdleStateHandler -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
+ *   -&gt; HttpRateLimitHandler (429 and limit headers) -&gt; WebSocketGuardHandler (caps, frames)
+ *   -&gt; ProxyHandler (streams to the upstream; WebSockets relayed end to end)
+ * </pre>
+ *
+ * <p>The config is read through the supplier for each request and each new connection, so a
+ * reload that swaps the {@link ServerConfig} takes effect atomically: a request sees the old
+ * config or the new one, never a mix. Socket-level settings (header caps, idle timeout) apply to
+ * connections opened after the swap.
+ *
+ * <pre>{@code
+ * try (Gateway g = Gateway.start(new InetSocketAddress("0.0.0.0", 8080), null, config::get,
+ *     limiter, GatewayEvents.none())) {
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class Gateway implements AutoCloseable {
+
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final Channel server;
+  private final DemoUpstream demo;
+  private final URI upstream;
+
+  private Gateway(EventLoopGroup boss, EventLoopGroup workers, Channel server, DemoUpstream demo,
+      URI upstream) {
+    this.boss = boss;
+    this.workers = workers;
+    this.server = server;
+    this.demo = demo;
+    this.upstream = upstream;
+  }
+
+  /**
+   * Starts a gateway on {@code listen} (port 0 for an ephemeral port) that forwards to
+   * {@code upstream}, or to a built-in demo upstream when it is null.
+   *
+   * @throws IllegalArgumentException if the upstream URL or the first config is unusable
+   * @throws IllegalStateException if the address cannot be bound
+   */
+  public static Gateway start(InetSocketAddress listen, URI upstream, Supplier<ServerConfig> config,
+      RateLimiter limiter, GatewayEvents events) {
+    return builder().listen(listen).upstream(upstream).config(config).limiter(limiter)
+        .events(events).start();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The port the gateway listens on. */
+  public int port() {
+    return address().getPort();
+  }
+
+  public InetSocketAddress address() {
+    return (InetSocketAddress) server.localAddress();
+  }
+
+  /** Where requests go: the configured upstream, or the demo upstream's loopback address. */
+  public URI upstream() {
+    return upstream;
+  }
+
+  /** True when no upstream was given and the built-in demo upstream answers. */
+  public boolean demoUpstream() {
+    return demo != null;
+  }
+
+  /** Stops accepting, closes every connection and waits (a few seconds at most) for the loops. */
+  @Override
+  public void close() {
+    server.close().syncUninterruptibly();
+    if (demo != null) {
+      demo.close();
+    }
+    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  @Override
+  public String toString() {
+    return "Gateway{listen=" + address() + ", upstream=" + upstream
+        + (demo != null ? " (demo)" : "") + "}";
+  }
+
+  /** Configures and starts a {@link Gateway}. */
+  public static final class Builder {
+    private InetSocketAddress listen = new InetSocketAddress("0.0.0.0", 8080);
+    private URI upstream;
+    private Supplier<ServerConfig> config;
+    private RateLimiter limiter;
+    private GatewayEvents events = GatewayEvents.none();
+    private Ticker ticker = Ticker.system();
+    private int threads;
+
+    private Builder() {}
+
+    public Builder listen(InetSocketAddress listen) {
+      this.listen = Objects.requireNonNull(listen, "listen");
+      return this;
+    }
+
+    /** The upstream base URL ({@code http://host:port}); null for the demo upstream. */
+    public Builder upstream(URI upstream) {
+      if (upstream != null) {
+        Upstream.of(upstream);
+      }
+      this.upstream = upstream;
+      return this;
+    }
+
+    /** Read for every request and connection; return a new object to reload. */
+    public Builder config(Supplier<ServerConfig> config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    public Builder limiter(RateLimiter limiter) {
+      this.limiter = Objects.requireNonNull(limiter, "limiter");
+      return this;
+    }
+
+    public Builder events(GatewayEvents events) {
+      this.events = events == null ? GatewayEvents.none() : events;
+      return this;
+    }
+
+    /** The clock of the per-connection WebSocket guards (flood bucket, strikes). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** I/O threads; 0 (the default) for Netty's default of twice the processors. */
+    public Builder threads(int threads) {
+      if (threads < 0) {
+        throw new IllegalArgumentException("threads : " + threads + " (expected: >= 0)");
+      }
+      this.threads = threads;
+      return this;
+    }
+
+    public Gateway start() {
+      if (config == null) {
+        throw new IllegalArgumentException("config : null (expected: a config supplier)");
+      }
+      if (limiter == null) {
+        throw new IllegalArgumentException("limiter : null (expected: a rate limiter)");
+      }
+      Snapshot.Source snapshots = new Snapshot.Source(config);
+      EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+      EventLoopGroup workers = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+      DemoUpstream demo = null;
+      try {
+        URI target = upstream;
+        if (target == null) {
+          demo = DemoUpstream.start(workers);
+          target = demo.uri();
+        }
+        Upstream up = Upstream.of(target);
+        RateLimitListener listener = new EventsListener(events);
+        GatewayEvents ev = events;
+        RateLimiter lim = limiter;
+        Ticker tick = ticker;
+        Channel server = new ServerBootstrap().group(boss, workers)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                GatewaySettings g = snapshots.get().gateway;
+                long idle = Math.max(0, g.idleTimeout().toMillis());
+                ch.pipeline().addLast("http", new HttpServerCodec(new HttpDecoderConfig()
+                        .setMaxInitialLineLength(g.maxInitialLineBytes())
+                        .setMaxHeaderSize(g.maxHeaderBytes())
+                        .setMaxChunkSize(64 * 1024)))
+                    .addLast("idle", new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
+                    .addLast("front", new FrontHandler(snapshots, ev))
+                    .addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http,
+                        listener))
+                    .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws,
+                        tick, listener))
+                    .addLast("proxy", new ProxyHandler(up, snapshots, ev));
+              }
+            })
+            .bind(listen).sync().channel();
+        return new Gateway(boss, workers, server, demo, target);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        shutdown(boss, workers, demo);
+        throw new IllegalStateException("interrupted while binding " + listen, e);
+      } catch (Exception e) {
+        // bind() reports a BindException through sync() although it is checked
+        shutdown(boss, workers, demo);
+        if (e instanceof IllegalArgumentException iae) {
+          throw iae;
+        }
+        throw new IllegalStateException("cannot listen on " + listen + ": " + e.getMessage(), e);
+      }
+    }
+
+    private static void shutdown(EventLoopGroup boss, EventLoopGroup workers, DemoUpstream demo) {
+      if (demo != null) {
+        demo.close();
+      }
+      boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.netty.CorsHeaders;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+
+/** Responses the gateway writes itself: small JSON bodies, never cached, with CORS headers. */
+final class Generated {
+
+  private Generated() {}
+
+  static FullHttpResponse json(HttpRequest request, HttpResponseStatus status, String json,
+      CorsHeaders cors, boolean keepAlive) {
+    byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+        Unpooled.wrappedBuffer(bytes));
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json; charset=utf-8")
+        .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
+        .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
+    if (cors != null) {
+      cors.apply(request, r.headers());
+    }
+    HttpUtil.setKeepAlive(r, keepAlive);
+    return r;
+  }
+
+  /** {@code {"error":error,"detail":detail}} with both strings escaped. */
+  static String error(String error, String detail) {
+    StringBuilder sb = new StringBuilder(64).append("{\"error\":");
+    quote(sb, error);
+    if (detail != null) {
+      sb.append(",\"detail\":");
+      quote(sb, detail);
+    }
+    return sb.append('}').toString();
+  }
+
+  static void quote(StringBuilder sb, String s) {
+    sb.append('"');
+    for (int i = 0; i < s.length() && i < 512; i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        sb.append('\\').append(c);
+      } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+        sb.append(String.format("\\u%04x", (int) c));
+      } else {
+        sb.append(c);
+      }
+    }
+    sb.append('"');
+  }
+}

@@ -1,0 +1,651 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.netty.NettyRequestView;
+import dev.sluice.netty.WebSockets;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientHandshaker;
+import io.netty.handler.codec.http.websocketx.WebSocketClientHandshakerFactory;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketHandshakeException;
+import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
+import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
+import io.netty.handler.codec.http.websocketx.WebSocketVersion;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The last handler of a client connection: forwards each request to the upstream and relays the
+ * response back, streaming bodies both ways (nothing is aggregated), with one upstream connection
+ * per client connection, kept alive between requests. WebSocket upgrades are proxied end to end:
+ * the gateway opens a WebSocket to the upstream first, completes the client's handshake with the
+ * subprotocol the upstream chose, then relays frames both ways; close frames pass through.
+ *
+ * <p>Backpressure: a client that reads slowly stops reads from the upstream, and an upstream that
+ * reads slowly stops reads from the client.
+ */
+final class ProxyHandler extends ChannelInboundHandlerAdapter {
+
+  private static final int UPSTREAM_MAX_FRAME = 16 << 20;
+
+  private final Upstream upstream;
+  private final Snapshot.Source snapshots;
+  private final GatewayEvents events;
+
+  private ChannelHandlerContext ctx;
+  private Channel client;
+  private Snapshot snap;
+
+  private Channel up;
+  private boolean connecting;
+  private final ArrayDeque<Object> queued = new ArrayDeque<>();
+
+  private HttpRequest current;
+  private boolean exchangeActive;
+  private boolean clientKeepAlive;
+  private boolean requestComplete;
+  private boolean headReceived;
+  private boolean upKeepAlive;
+  private boolean relayingInterim;
+  private boolean dropRest;
+  private ScheduledFuture<?> responseTimer;
+
+  private Relay relay;
+
+  ProxyHandler(Upstream upstream, Snapshot.Source snapshots, GatewayEvents events) {
+    this.upstream = upstream;
+    this.snapshots = snapshots;
+    this.events = events;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    this.client = ctx.channel();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (relay != null) {
+      relay.fromClient(msg);
+      return;
+    }
+    if (msg instanceof HttpRequest request) {
+      snap = snapshots.get();
+      if (NettyRequestView.isWebSocketUpgrade(request)) {
+        relay = new Relay(request);
+        ReferenceCountUtil.release(request);
+        relay.start();
+        return;
+      }
+      beginExchange(request);
+      return;
+    }
+    if (msg instanceof HttpContent content) {
+      boolean last = msg instanceof LastHttpContent;
+      if (dropRest || !exchangeActive) {
+        content.release();
+        if (last) {
+          dropRest = false;
+          requestComplete = true;
+        }
+        return;
+      }
+      if (last) {
+        requestComplete = true;
+      }
+      send(content);
+      return;
+    }
+    ReferenceCountUtil.release(msg);
+  }
+
+  // ---- HTTP ---------------------------------------------------------------------------------
+
+  private void beginExchange(HttpRequest request) {
+    current = request;
+    exchangeActive = true;
+    clientKeepAlive = HttpUtil.isKeepAlive(request);
+    requestComplete = request instanceof LastHttpContent;
+    headReceived = false;
+    relayingInterim = false;
+    dropRest = false;
+    HttpHeaders h = request.headers();
+    Forwarding.stripHopByHop(h);
+    Forwarding.forward(h, peerIp(client), upstream.authority);
+    HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
+        originForm(request.uri()), h);
+    send(out);
+    if (request instanceof LastHttpContent last) {
+      send(new DefaultLastHttpContent(last.content().retain(), last.trailingHeaders()));
+      ReferenceCountUtil.release(request);
+    }
+  }
+
+  static String originForm(String uri) {
+    if (uri.startsWith("/")) {
+      return uri;
+    }
+    int scheme = uri.indexOf("://");
+    if (scheme > 0) {
+      int slash = uri.indexOf('/', scheme + 3);
+      return slash < 0 ? "/" : uri.substring(slash);
+    }
+    return uri.equals("*") ? uri : "/" + uri;
+  }
+
+  static String peerIp(Channel ch) {
+    if (ch.remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null) {
+      InetAddress a = inet.getAddress();
+      String text = a.getHostAddress();
+      int zone = text.indexOf('%');
+      return zone < 0 ? text : text.substring(0, zone);
+    }
+    return null;
+  }
+
+  private void send(Object msg) {
+    if (up != null && up.isActive() && !connecting) {
+      writeUp(msg);
+      return;
+    }
+    queued.add(msg);
+    if (!connecting) {
+      connect();
+    }
+  }
+
+  private void writeUp(Object msg) {
+    boolean last = msg instanceof LastHttpContent;
+    up.writeAndFlush(msg).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    if (last) {
+      startResponseTimer();
+    }
+    if (!up.isWritable()) {
+      ReadGate.pause(client, ReadGate.UPSTREAM);
+    }
+  }
+
+  private Bootstrap bootstrap(ChannelInitializer<SocketChannel> init) {
+    long connectMillis = Math.max(1, snap.gateway.upstreamConnectTimeout().toMillis());
+    return new Bootstrap().group(client.eventLoop()).channel(NioSocketChannel.class)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectMillis))
+        .option(ChannelOption.TCP_NODELAY, true)
+        .handler(init);
+  }
+
+  private void connect() {
+    connecting = true;
+    ReadGate.pause(client, ReadGate.UPSTREAM);
+    ChannelFuture f = bootstrap(new ChannelInitializer<>() {
+      @Override
+      protected void initChannel(SocketChannel ch) {
+        ch.pipeline().addLast(new HttpClientCodec(8192, 64 * 1024, 64 * 1024),
+            new UpstreamHttp());
+      }
+    }).connect(upstream.host, upstream.port);
+    f.addListener((ChannelFutureListener) done -> {
+      connecting = false;
+      if (!client.isActive()) {
+        done.channel().close();
+        releaseQueued();
+        return;
+      }
+      if (!done.isSuccess()) {
+        releaseQueued();
+        ReadGate.resume(client, ReadGate.UPSTREAM);
+        badGateway(HttpResponseStatus.BAD_GATEWAY, "bad gateway", "could not connect to the upstream "
+            + upstream.authority + ": " + reason(done.cause()));
+        return;
+      }
+      up = done.channel();
+      ReadGate.resume(client, ReadGate.UPSTREAM);
+      Object m;
+      while ((m = queued.poll()) != null) {
+        writeUp(m);
+      }
+    });
+  }
+
+  static String reason(Throwable t) {
+    if (t == null) {
+      return "unknown error";
+    }
+    String m = t.getMessage();
+    if (m == null) {
+      return t.getClass().getSimpleName();
+    }
+    // Netty's messages repeat the address; keep the part that says what went wrong.
+    int colon = m.indexOf(": ");
+    String head = colon > 0 ? m.substring(0, colon) : m;
+    return head.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private void releaseQueued() {
+    Object m;
+    while ((m = queued.poll()) != null) {
+      ReferenceCountUtil.release(m);
+    }
+  }
+
+  private void startResponseTimer() {
+    cancelResponseTimer();
+    long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
+    if (nanos <= 0) {
+      return;
+    }
+    Channel expected = up;
+    responseTimer = client.eventLoop().schedule(() -> {
+      if (exchangeActive && !headReceived && up == expected) {
+        badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "gateway timeout",
+            "the upstream did not answer within " + snap.gateway.upstreamResponseTimeout().toMillis()
+                + " ms");
+      }
+    }, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void cancelResponseTimer() {
+    if (responseTimer != null) {
+      responseTimer.cancel(false);
+      responseTimer = null;
+    }
+  }
+
+  /** Answers the current request with 502 or 504, or closes if a response has begun. */
+  private void badGateway(HttpResponseStatus status, String error, String detail) {
+    cancelResponseTimer();
+    if (up != null) {
+      Channel u = up;
+      up = null;
+      u.close();
+    }
+    if (!exchangeActive) {
+      return;
+    }
+    exchangeActive = false;
+    if (headReceived) {
+      client.close();
+      return;
+    }
+    events.generated(status.code());
+    dropRest = !requestComplete;
+    boolean keepAlive = clientKeepAlive && requestComplete;
+    ctx.writeAndFlush(Generated.json(current, status, Generated.error(error, detail), snap.cors,
+        keepAlive)).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
+            : ChannelFutureListener.CLOSE);
+  }
+
+  private void responseHead(HttpResponse response) {
+    int code = response.status().code();
+    if (code >= 100 && code < 200) {
+      relayingInterim = true;
+      if (code != 101) {
+        ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, response.status()));
+      }
+      return;
+    }
+    cancelResponseTimer();
+    headReceived = true;
+    upKeepAlive = HttpUtil.isKeepAlive(response);
+    Forwarding.stripHopByHop(response.headers());
+    boolean bodiless = HttpMethod.HEAD.equals(current.method()) || code == 204 || code == 304;
+    if (!bodiless && !HttpUtil.isContentLengthSet(response)
+        && !HttpUtil.isTransferEncodingChunked(response)) {
+      HttpUtil.setTransferEncodingChunked(response, true);
+    }
+    HttpUtil.setKeepAlive(response, clientKeepAlive);
+    ctx.write(response);
+  }
+
+  private void responseContent(HttpContent content) {
+    if (relayingInterim) {
+      if (content instanceof LastHttpContent) {
+        relayingInterim = false;
+      }
+      content.release();
+      return;
+    }
+    boolean last = content instanceof LastHttpContent;
+    ChannelFuture f = ctx.writeAndFlush(content);
+    if (!client.isWritable() && up != null) {
+      up.config().setAutoRead(false);
+    }
+    if (last) {
+      exchangeActive = false;
+      if (!requestComplete) {
+        // The upstream answered before the body was sent: drop the rest and this connection.
+        dropRest = true;
+        upKeepAlive = false;
+      }
+      if (!upKeepAlive && up != null) {
+        Channel u = up;
+        up = null;
+        u.close();
+      }
+      if (!clientKeepAlive) {
+        f.addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+  }
+
+  /** Reads an upstream HTTP connection. */
+  private final class UpstreamHttp extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext uctx, Object msg) {
+      if (uctx.channel() != up || !exchangeActive) {
+        ReferenceCountUtil.release(msg);
+        return;
+      }
+      if (msg instanceof HttpResponse response) {
+        if (response.decoderResult().isFailure()) {
+          ReferenceCountUtil.release(msg);
+          badGateway(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
+              "the upstream sent an invalid response");
+          return;
+        }
+        responseHead(response);
+      }
+      if (msg instanceof HttpContent content) {
+        responseContent(content);
+      }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext uctx) {
+      if (uctx.channel() == up && up.isWritable()) {
+        ReadGate.resume(client, ReadGate.UPSTREAM);
+      }
+      uctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext uctx) {
+      if (uctx.channel() != up) {
+        return;
+      }
+      up = null;
+      ReadGate.resume(client, ReadGate.UPSTREAM);
+      if (exchangeActive) {
+        if (headReceived) {
+          client.close();
+        } else {
+          badGateway(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
+              "the upstream closed the connection before answering");
+        }
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext uctx, Throwable cause) {
+      uctx.close();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    boolean writable = client.isWritable();
+    Channel other = relay != null ? relay.ws : up;
+    if (other != null) {
+      other.config().setAutoRead(writable);
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    cancelResponseTimer();
+    releaseQueued();
+    if (up != null) {
+      up.close();
+      up = null;
+    }
+    if (relay != null) {
+      relay.clientGone();
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
+  // ---- WebSocket ----------------------------------------------------------------------------
+
+  /** One proxied WebSocket: the upstream connection and the state of both closing handshakes. */
+  private final class Relay {
+    private final HttpRequest request;
+    private WebSocketClientHandshaker handshaker;
+    private Channel ws;
+    private boolean open;
+    private boolean closeSentUp;
+    private boolean closeSentClient;
+
+    Relay(HttpRequest request) {
+      this.request = request;
+    }
+
+    void start() {
+      ReadGate.pause(client, ReadGate.UPSTREAM);
+      URI uri;
+      try {
+        uri = new URI("ws://" + upstream.authority + originForm(request.uri()));
+      } catch (java.net.URISyntaxException e) {
+        fail(HttpResponseStatus.BAD_REQUEST, "bad request", "the request target is not a valid URI");
+        return;
+      }
+      HttpHeaders h = request.headers().copy();
+      Forwarding.stripHopByHop(h);
+      h.remove(HttpHeaderNames.SEC_WEBSOCKET_KEY);
+      h.remove(HttpHeaderNames.SEC_WEBSOCKET_VERSION);
+      h.remove(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
+      h.remove(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL);
+      h.remove(HttpHeaderNames.CONTENT_LENGTH);
+      Forwarding.forward(h, peerIp(client), upstream.authority);
+      h.remove(HttpHeaderNames.HOST);
+      handshaker = WebSocketClientHandshakerFactory.newHandshaker(uri, WebSocketVersion.V13,
+          request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL), false, h,
+          UPSTREAM_MAX_FRAME);
+      bootstrap(new ChannelInitializer<>() {
+        @Override
+        protected void initChannel(SocketChannel ch) {
+          ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024),
+              new UpstreamWs());
+        }
+      }).connect(upstream.host, upstream.port).addListener((ChannelFutureListener) f -> {
+        if (!client.isActive()) {
+          f.channel().close();
+          return;
+        }
+        if (!f.isSuccess()) {
+          fail(HttpResponseStatus.BAD_GATEWAY, "bad gateway", "could not connect to the upstream "
+              + upstream.authority + ": " + reason(f.cause()));
+          return;
+        }
+        ws = f.channel();
+        handshaker.handshake(ws).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      });
+    }
+
+    private void fail(HttpResponseStatus status, String error, String detail) {
+      events.generated(status.code());
+      ReadGate.resume(client, ReadGate.UPSTREAM);
+      ctx.writeAndFlush(Generated.json(request, status, Generated.error(error, detail), snap.cors,
+          false)).addListener(ChannelFutureListener.CLOSE);
+      if (ws != null) {
+        ws.close();
+      }
+    }
+
+    /** The upstream accepted: now complete the client's handshake with the same subprotocol. */
+    private void upstreamOpen() {
+      WebSocketDecoderConfig config = WebSocketDecoderConfig.newBuilder()
+          .maxFramePayloadLength(snap.ws.maxMessageBytes())
+          .allowExtensions(false)
+          .closeOnProtocolViolation(true)
+          .build();
+      WebSocketServerHandshaker server = new WebSocketServerHandshakerFactory(
+          WebSockets.url(request), handshaker.actualSubprotocol(), config).newHandshaker(request);
+      if (server == null) {
+        WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(client)
+            .addListener(ChannelFutureListener.CLOSE);
+        ws.close();
+        return;
+      }
+      server.handshake(client, WebSockets.head(request), null, client.newPromise())
+          .addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess()) {
+              client.close();
+              ws.close();
+              return;
+            }
+            open = true;
+            ReadGate.resume(client, ReadGate.UPSTREAM);
+          });
+    }
+
+    void fromClient(Object msg) {
+      if (!(msg instanceof WebSocketFrame frame)) {
+        ReferenceCountUtil.release(msg);
+        return;
+      }
+      if (ws == null || !ws.isActive() || closeSentUp) {
+        frame.release();
+        return;
+      }
+      if (frame instanceof CloseWebSocketFrame) {
+        closeSentUp = true;
+      }
+      ws.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      if (!ws.isWritable()) {
+        ReadGate.pause(client, ReadGate.UPSTREAM);
+      }
+    }
+
+    private void toClient(WebSocketFrame frame) {
+      if (closeSentClient || !client.isActive()) {
+        frame.release();
+        return;
+      }
+      if (frame instanceof CloseWebSocketFrame) {
+        closeSentClient = true;
+        ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+        return;
+      }
+      ctx.writeAndFlush(frame);
+      if (!client.isWritable()) {
+        ws.config().setAutoRead(false);
+      }
+    }
+
+    void clientGone() {
+      if (ws == null || !ws.isActive()) {
+        return;
+      }
+      if (closeSentUp) {
+        ws.close();
+      } else {
+        closeSentUp = true;
+        ws.writeAndFlush(new CloseWebSocketFrame(1001, "client went away"))
+            .addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    private void upstreamGone() {
+      if (!client.isActive()) {
+        return;
+      }
+      if (!open) {
+        if (handshaker == null || !handshaker.isHandshakeComplete()) {
+          fail(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
+              "the upstream closed the connection during the WebSocket handshake");
+        }
+        return;
+      }
+      if (!closeSentClient) {
+        closeSentClient = true;
+        ctx.writeAndFlush(new CloseWebSocketFrame(1014, "upstream closed the connection"))
+            .addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    /** Reads the upstream WebSocket connection. */
+    private final class UpstreamWs extends ChannelInboundHandlerAdapter {
+      @Override
+      public void channelRead(ChannelHandlerContext uctx, Object msg) {
+        if (!handshaker.isHandshakeComplete()) {
+          if (msg instanceof FullHttpResponse response) {
+            try {
+              handshaker.finishHandshake(uctx.channel(), response);
+            } catch (WebSocketHandshakeException e) {
+              fail(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
+                  "the upstream refused the WebSocket upgrade with " + response.status().code());
+              return;
+            } finally {
+              response.release();
+            }
+            upstreamOpen();
+            return;
+          }
+          ReferenceCountUtil.release(msg);
+          return;
+        }
+        if (msg instanceof WebSocketFrame frame) {
+          toClient(frame);
+          return;
+        }
+        ReferenceCountUtil.release(msg);
+      }
+
+      @Override
+      public void channelWritabilityChanged(ChannelHandlerContext uctx) {
+        if (uctx.channel().isWritable() && open) {
+          ReadGate.resume(client, ReadGate.UPSTREAM);
+        }
+        uctx.fireChannelWritabilityChanged();
+      }
+
+      @Override
+      public void channelInactive(ChannelHandlerContext uctx) {
+        upstreamGone();
+      }
+
+      @Override
+      public void exceptionCaught(ChannelHandlerContext uctx, Throwable cause) {
+        uctx.close();
+      }
+    }
+  }
+
+}

@@ -1,0 +1,50 @@
+package dev.sluice.server.gateway;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+
+/**
+ * Reasons to stop reading from a client, each its own bit: the channel reads again only when no
+ * handler wants it paused, so one handler resuming cannot undo another's backpressure. Event loop
+ * only.
+ */
+final class ReadGate {
+
+  /** A pipelined request waits for the response of the one before it. */
+  static final int PIPELINE = 1;
+  /** The upstream connection is not writable, or is being opened. */
+  static final int UPSTREAM = 2;
+
+  private static final AttributeKey<int[]> KEY = AttributeKey.valueOf("sluice.readGate");
+
+  private ReadGate() {}
+
+  static void pause(Channel ch, int reason) {
+    int[] bits = bits(ch);
+    bits[0] |= reason;
+    ch.config().setAutoRead(false);
+  }
+
+  static void resume(Channel ch, int reason) {
+    int[] bits = bits(ch);
+    int before = bits[0];
+    bits[0] &= ~reason;
+    if (bits[0] == 0 && before != 0) {
+      ch.config().setAutoRead(true);
+      ch.read();
+    }
+  }
+
+  static boolean paused(Channel ch, int reason) {
+    return (bits(ch)[0] & reason) != 0;
+  }
+
+  private static int[] bits(Channel ch) {
+    int[] bits = ch.attr(KEY).get();
+    if (bits == null) {
+      bits = new int[1];
+      ch.attr(KEY).set(bits);
+    }
+    return bits;
+  }
+}

@@ -1,0 +1,152 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.core.Limit;
+import dev.sluice.core.Policy;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Route;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.Ticker;
+import dev.sluice.server.config.CorsSettings;
+import dev.sluice.server.config.GatewaySettings;
+import dev.sluice.server.config.ResponseSettings;
+import dev.sluice.server.config.ServerConfig;
+import dev.sluice.server.config.StoreSettings;
+import dev.sluice.server.config.WebSocketSettings;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import dev.sluice.core.Decision;
+
+/** Policies, configs and a gateway harness shared by the gateway's integration tests. */
+final class Fixtures {
+
+  private Fixtures() {}
+
+  /** A ticker the test moves by hand, starting near overflow to prove only differences count. */
+  static final class FakeTicker implements Ticker {
+    private final AtomicLong now = new AtomicLong(Long.MAX_VALUE - Duration.ofHours(1).toNanos());
+
+    @Override
+    public long read() {
+      return now.get();
+    }
+
+    void advance(Duration d) {
+      now.addAndGet(d.toNanos());
+    }
+  }
+
+  /** Seed 000's table, built in the test. */
+  static Policy seed000() {
+    return seed000Builder().build();
+  }
+
+  static Policy.Builder seed000Builder() {
+    return Policy.builder()
+        .rule(Rule.builder("connect").limit(Limit.tokenBucket("connect", 120, 240, Duration.ofMinutes(1))).build())
+        .rule(Rule.builder("read").limit(Limit.tokenBucket("read", 120, 240, Duration.ofMinutes(1))).build())
+        .rule(Rule.builder("analysis").limit(Limit.tokenBucket("analysis", 15, 30, Duration.ofMinutes(1))).build())
+        .rule(Rule.builder("write").limit(Limit.tokenBucket("write", 30, 60, Duration.ofMinutes(1))).build())
+        .route(Route.builder("healthz").path("/healthz").exempt(true).build())
+        .route(Route.builder("connect").websocket(true).rule("connect").build())
+        .route(Route.builder("analysis").path("/api/analysis/**").rule("analysis").build())
+        .route(Route.builder("read").method("GET").method("HEAD").path("/api/**").path("/records/**").rule("read").build())
+        .route(Route.builder("write").method("POST").method("PUT").method("PATCH").method("DELETE").rule("write").build());
+  }
+
+  static ServerConfig config(Policy policy) {
+    return new ServerConfig(policy, ResponseSettings.defaults(), CorsSettings.disabled(),
+        WebSocketSettings.defaults(), GatewaySettings.defaults(), StoreSettings.defaults(), null);
+  }
+
+  static ServerConfig withGateway(ServerConfig c, GatewaySettings g) {
+    return new ServerConfig(c.policy(), c.response(), c.cors(), c.websocket(), g, c.store(), c.source());
+  }
+
+  static ServerConfig withCors(ServerConfig c, CorsSettings cors) {
+    return new ServerConfig(c.policy(), c.response(), cors, c.websocket(), c.gateway(), c.store(), c.source());
+  }
+
+  static ServerConfig withResponse(ServerConfig c, ResponseSettings r) {
+    return new ServerConfig(c.policy(), r, c.cors(), c.websocket(), c.gateway(), c.store(), c.source());
+  }
+
+  static ServerConfig withWebSocket(ServerConfig c, WebSocketSettings w) {
+    return new ServerConfig(c.policy(), c.response(), c.cors(), w, c.gateway(), c.store(), c.source());
+  }
+
+  /** Records what the gateway reports. */
+  static final class RecordingEvents implements GatewayEvents {
+    final List<String> decisions = new CopyOnWriteArrayList<>();
+    final List<Decision> decisionValues = new CopyOnWriteArrayList<>();
+    final List<Integer> closes = new CopyOnWriteArrayList<>();
+    final List<Integer> generated = new CopyOnWriteArrayList<>();
+    final AtomicLong opened = new AtomicLong();
+
+    @Override
+    public void decision(String kind, Decision decision) {
+      decisions.add(kind + ":" + (decision.allowed() ? "allowed" : "refused")
+          + (decision.shadowRefused() ? ":shadow=" + decision.shadowRule() : ""));
+      decisionValues.add(decision);
+    }
+
+    @Override
+    public void webSocketOpened() {
+      opened.incrementAndGet();
+    }
+
+    @Override
+    public void webSocketClosed(int code) {
+      closes.add(code);
+    }
+
+    @Override
+    public void generated(int status) {
+      generated.add(status);
+    }
+  }
+
+  /** A started gateway with its clock, limiter, config holder and events. */
+  static final class Harness implements AutoCloseable {
+    final FakeTicker ticker = new FakeTicker();
+    final RateLimiter limiter = RateLimiter.of(Store.memory(ticker, 10_000));
+    final AtomicReference<ServerConfig> config;
+    final RecordingEvents events = new RecordingEvents();
+    final Gateway gateway;
+
+    Harness(ServerConfig config, URI upstream) {
+      this.config = new AtomicReference<>(config);
+      this.gateway = Gateway.builder()
+          .listen(new InetSocketAddress("127.0.0.1", 0))
+          .upstream(upstream)
+          .config(this.config::get)
+          .limiter(limiter)
+          .events(events)
+          .ticker(ticker)
+          .threads(2)
+          .start();
+    }
+
+    Harness(ServerConfig config) {
+      this(config, null);
+    }
+
+    URI uri(String path) {
+      return URI.create("http://127.0.0.1:" + gateway.port() + path);
+    }
+
+    URI ws(String path) {
+      return URI.create("ws://127.0.0.1:" + gateway.port() + path);
+    }
+
+    @Override
+    public void close() {
+      gateway.close();
+    }
+  }
+}

@@ -17,8 +17,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * decides exactly like an absent key, so no decision changes); if the map is still above 90% of the
  * cap it drops states that are not currently refusing (their callers regain some allowance, the
  * documented cost of a key flood). A key that is over its limit or banned is never dropped. If
- * the cap is full of such keys, new keys of a rule share one overflow bucket per rule, so a flood
- * of fresh keys cannot grow memory or escape limiting.
+ * the cap is full of such keys, new keys of a rule share one overflow bucket per rule (room for up
+ * to 64 of them is kept inside the cap; past that, one bucket shared by all), so a flood of fresh
+ * keys cannot grow memory or escape limiting. After a sweep that left the map full, the
+ * next one waits until a tenth of the cap in new keys has arrived, so a full map costs O(1) per
+ * new key on average.
  */
 final class MemoryStore implements Store {
 
@@ -33,11 +36,19 @@ final class MemoryStore implements Store {
   private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Leases> leases = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
+  /** New keys that found the map full; a sweep that freed too little waits for more of them. */
+  private final AtomicLong fullMisses = new AtomicLong();
+  private volatile long nextSweepAt;
+  /** Room kept for the per-rule overflow buckets. */
+  private final int overflowReserve;
+  /** Shared by every rule once even the overflow reserve is used up; never in the map. */
+  private final Slot lastResort = new Slot("~overflow");
 
   MemoryStore(Ticker ticker, int maxKeys) {
     this.ticker = Checks.notNull(ticker, "ticker");
     this.maxKeys = (int) Checks.positive(maxKeys, "maxKeys");
     this.origin = ticker.read();
+    this.overflowReserve = Math.max(1, Math.min(64, maxKeys / 10));
   }
 
   /** Time on the store's timeline: nanoseconds since the store was created. */
@@ -202,14 +213,19 @@ final class MemoryStore implements Store {
     if (slot != null) {
       return slot;
     }
-    if (slots.size() >= maxKeys) {
-      sweep(now);
-      if (slots.size() >= maxKeys) {
-        String overflow = owner instanceof Rule r ? r.name() : ((Cooldown) owner).name();
-        key = overflow + ":~overflow";
+    if (slots.size() >= maxKeys - overflowReserve) {
+      if (fullMisses.incrementAndGet() >= nextSweepAt) {
+        sweep(now);
+      }
+      if (slots.size() >= maxKeys - overflowReserve) {
+        String name = owner instanceof Rule r ? r.name() : ((Cooldown) owner).name();
+        key = KeyTemplate.escape(name) + ":~overflow";
         slot = slots.get(key);
         if (slot != null) {
           return slot;
+        }
+        if (slots.size() >= maxKeys) {
+          return lastResort;
         }
       }
     }
@@ -244,6 +260,9 @@ final class MemoryStore implements Store {
           }
         }
       }
+      // Still full means the map is held by refusing keys. Sweeping again on every new key
+      // would cost O(maxKeys) each; wait for a tenth of the cap in new keys (or freed space).
+      nextSweepAt = fullMisses.get() + Math.max(1, maxKeys / 10);
     } finally {
       sweeping.set(false);
     }

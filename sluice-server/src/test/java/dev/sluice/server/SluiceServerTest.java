@@ -1,0 +1,225 @@
+package dev.sluice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.core.RateLimiter;
+import dev.sluice.server.config.ConfigException;
+import dev.sluice.server.config.ServerConfig;
+import dev.sluice.server.gateway.GatewayEvents;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The serve wiring (policy, store, admin, reload) with a stand-in gateway that records what it
+ * was given; the real gateway is driven end to end in {@code SluiceServerIntegrationTests}.
+ */
+class SluiceServerTest {
+
+  @TempDir
+  Path dir;
+
+  final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+  final Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8));
+  final HttpClient client = HttpClient.newHttpClient();
+  Supplier<ServerConfig> config;
+  RateLimiter limiter;
+  GatewayEvents events;
+  boolean gatewayClosed;
+  SluiceServer server;
+
+  final GatewayStarter fake = (listen, upstream, cfg, lim, ev) -> {
+    config = cfg;
+    limiter = lim;
+    events = ev;
+    return new GatewayStarter.Running() {
+      @Override
+      public int port() {
+        return 18080;
+      }
+
+      @Override
+      public void close() {
+        gatewayClosed = true;
+      }
+    };
+  };
+
+  static final String POLICY = String.join("\n",
+      "rules:",
+      "  api:",
+      "    limits:",
+      "      - type: fixed-window",
+      "        limit: 10",
+      "        window: 1m",
+      "routes:",
+      "  - name: api",
+      "    paths: [/api/**]",
+      "    rules: [api]",
+      "");
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  String log() {
+    return logBytes.toString(StandardCharsets.UTF_8);
+  }
+
+  SluiceServer start(Path config, String store, Map<String, String> env) throws Exception {
+    ServeOptions o = new ServeOptions(config, new InetSocketAddress("127.0.0.1", 0), null,
+        new InetSocketAddress("127.0.0.1", 0), store, Duration.ofMillis(20));
+    server = SluiceServer.start(o, env, log, fake);
+    return server;
+  }
+
+  long limitOf(String rule) {
+    return config.get().policy().rules().get(rule).limits().get(0).capacity();
+  }
+
+  static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 10 s");
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  @Test
+  void defaultPolicy_startupLogSaysWhereAndWhat() throws Exception {
+    start(null, null, Map.of());
+    assertThat(config.get().source()).isNull();
+    assertThat(config.get().policy().rules()).containsKey("analysis");
+    assertThat(log())
+        .contains("INFO  policy loaded source=\"<embedded default>\" summary=\"5 rules, 6 routes, "
+            + "global [backstop]\"")
+        .contains("INFO  store store=\"memory (max 1000000 keys, per process)\"")
+        .contains("INFO  gateway listening address=http://127.0.0.1:18080 upstream=\"built-in demo")
+        .contains("INFO  admin listening address=http://127.0.0.1:" + server.adminPort())
+        .contains("client_address=\"TCP peer (no proxy trusted; forwarding headers ignored)\"");
+  }
+
+  @Test
+  void storeFlag_winsOverEnv_andFile() throws Exception {
+    Path p = dir.resolve("p.yaml");
+    Files.writeString(p, POLICY + "store:\n  uri: memory\n  maxKeys: 5000\n");
+    start(p, "memory", Map.of("SLUICE_STORE", "redis://ignored:6379"));
+    assertThat(config.get().store().uri()).isEqualTo("memory");
+    assertThat(config.get().store().maxKeys()).isEqualTo(5000);
+  }
+
+  @Test
+  void redisStore_fromEnv_isUsed_andPasswordsAreRedacted() throws Exception {
+    start(null, null, Map.of("SLUICE_STORE", "redis://:secret@127.0.0.1:1"));
+    assertThat(config.get().store().uri()).isEqualTo("redis://:secret@127.0.0.1:1");
+    assertThat(server.policy().effective().get("store").toString())
+        .contains("uri=redis://:***@127.0.0.1:1");
+    assertThat(log()).contains("redis://:***@127.0.0.1:1").doesNotContain("secret");
+  }
+
+  @Test
+  void invalidPolicy_doesNotStartTheGateway() throws Exception {
+    Path p = dir.resolve("p.yaml");
+    Files.writeString(p, "rules: 5\n");
+    assertThatThrownBy(() -> start(p, null, Map.of())).isInstanceOf(ConfigException.class);
+    assertThat(config).isNull();
+  }
+
+  @Test
+  void reload_valid_swapsAtomically_invalid_keepsTheOldPolicy() throws Exception {
+    Path p = dir.resolve("p.yaml");
+    Files.writeString(p, POLICY);
+    start(p, null, Map.of());
+    Supplier<ServerConfig> seen = config;
+    assertThat(limitOf("api")).isEqualTo(10);
+
+    Files.writeString(p, POLICY.replace("limit: 10", "limit: 20"));
+    assertThat(server.reload()).isTrue();
+    assertThat(limitOf("api")).isEqualTo(20);
+    assertThat(seen.get().policy().rules().get("api").limits().get(0).capacity()).isEqualTo(20);
+
+    Files.writeString(p, POLICY.replace("limit: 10", "limit: -1"));
+    assertThat(server.reload()).isFalse();
+    assertThat(limitOf("api")).isEqualTo(20);
+    assertThat(log()).contains("ERROR policy rejected; the previous policy keeps serving")
+        .contains(p + ":5: rules.api.limits[0].limit : -1 (expected: a whole number > 0)");
+    assertThat(server.metrics().reloads(true)).isEqualTo(1);
+    assertThat(server.metrics().reloads(false)).isEqualTo(1);
+
+    HttpResponse<String> metrics = client.send(HttpRequest.newBuilder(URI.create(
+        "http://127.0.0.1:" + server.adminPort() + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(metrics.body()).contains("sluice_reloads_total{result=\"ok\"} 1\n")
+        .contains("sluice_reloads_total{result=\"failed\"} 1\n");
+  }
+
+  @Test
+  void reload_onFileChange() throws Exception {
+    Path p = dir.resolve("p.yaml");
+    Files.writeString(p, POLICY);
+    start(p, null, Map.of());
+    Files.writeString(p, POLICY.replace("limit: 10", "limit: 30"));
+    await(() -> limitOf("api") == 30);
+    Files.writeString(p, POLICY.replace("limit: 10", "limit: nope"));
+    await(() -> server.metrics().reloads(false) == 1);
+    assertThat(limitOf("api")).isEqualTo(30);
+    Files.writeString(p, POLICY.replace("limit: 10", "limit: 40"));
+    await(() -> limitOf("api") == 40);
+    assertThat(server.metrics().reloads(true)).isEqualTo(2);
+
+    HttpResponse<String> policy = client.send(HttpRequest.newBuilder(URI.create(
+        "http://127.0.0.1:" + server.adminPort() + "/v1/policy")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(policy.body()).contains("\"limit\":40");
+  }
+
+  @Test
+  void reload_keepsTheRunningStore() throws Exception {
+    Path p = dir.resolve("p.yaml");
+    Files.writeString(p, POLICY);
+    start(p, null, Map.of());
+    Files.writeString(p, POLICY + "store:\n  uri: redis://127.0.0.1:6379\n");
+    assertThat(server.reload()).isTrue();
+    assertThat(config.get().store().uri()).isEqualTo("memory");
+    assertThat(log()).contains("store settings changed in the policy file; they apply after a "
+        + "restart");
+  }
+
+  @Test
+  void close_stopsTheGateway() throws Exception {
+    start(null, null, Map.of());
+    server.close();
+    server = null;
+    assertThat(gatewayClosed).isTrue();
+  }
+
+  @Test
+  void events_feedTheMetrics() throws Exception {
+    start(null, null, Map.of());
+    events.webSocketOpened();
+    events.generated(413);
+    assertThat(server.metrics().render()).contains("sluice_websocket_connections 1\n")
+        .contains("sluice_generated_responses_total{status=\"413\"} 1\n");
+    assertThat(limiter).isNotNull();
+  }
+}

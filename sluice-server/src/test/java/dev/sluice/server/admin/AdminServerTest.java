@@ -1,0 +1,83 @@
+package dev.sluice.server.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.server.config.LoadedPolicy;
+import dev.sluice.server.config.PolicyLoader;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class AdminServerTest {
+
+  final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final Metrics metrics = new Metrics((level, message, fields) -> {});
+  AdminServer admin;
+
+  @BeforeEach
+  void start() throws Exception {
+    LoadedPolicy policy = PolicyLoader.loadDefault(Map.of());
+    metrics.registerRules(policy.config().policy().rules().keySet());
+    admin = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), metrics, () -> policy,
+        () -> Instant.parse("2025-01-01T00:00:00Z"), "test");
+  }
+
+  @AfterEach
+  void stop() {
+    admin.close();
+  }
+
+  HttpResponse<String> get(String path) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
+        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void healthz() throws Exception {
+    HttpResponse<String> r = get("/healthz");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("{\"status\":\"ok\"}\n");
+  }
+
+  @Test
+  void metrics_inPrometheusTextFormat() throws Exception {
+    metrics.reload(true);
+    HttpResponse<String> r = get("/metrics");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("content-type")).hasValue(
+        "text/plain; version=0.0.4; charset=utf-8");
+    assertThat(r.body())
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 0\n")
+        .contains("sluice_reloads_total{result=\"ok\"} 1\n")
+        .contains("sluice_websocket_connections 0\n");
+  }
+
+  @Test
+  void policy_asJson() throws Exception {
+    HttpResponse<String> r = get("/v1/policy");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+    assertThat(r.body()).startsWith("{\"source\":\"<embedded default>\","
+        + "\"loadedAt\":\"2025-01-01T00:00:00Z\",\"version\":\"test\",\"policy\":{\"version\":1,");
+    assertThat(r.body()).contains("\"name\":\"analysis\",\"burst\":15,\"refill\":30");
+  }
+
+  @Test
+  void otherPathsAndMethods() throws Exception {
+    assertThat(get("/nope").statusCode()).isEqualTo(404);
+    HttpResponse<String> post = client.send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + admin.port() + "/metrics"))
+        .POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
+    assertThat(post.headers().firstValue("allow")).hasValue("GET, HEAD");
+  }
+}

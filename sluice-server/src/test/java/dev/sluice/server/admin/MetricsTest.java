@@ -1,0 +1,161 @@
+package dev.sluice.server.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Cooldown;
+import dev.sluice.core.Identity;
+import dev.sluice.core.Limit;
+import dev.sluice.core.Mode;
+import dev.sluice.core.OnStoreError;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.StoreException;
+import dev.sluice.core.Verdict;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MetricsTest {
+
+  final List<String> lines = new ArrayList<>();
+  final Metrics metrics = new Metrics((level, message, fields) -> {
+    StringBuilder sb = new StringBuilder(level).append(' ').append(message);
+    for (int i = 0; i + 1 < fields.length; i += 2) {
+      sb.append(' ').append(fields[i]).append('=').append(fields[i + 1]);
+    }
+    lines.add(sb.toString());
+  });
+  final long[] now = {Long.MAX_VALUE - 1_000_000_000L};
+  final RateLimiter limiter = RateLimiter.of(Store.memory(() -> now[0], 1000));
+
+  static Rule rule(String name, Mode mode, Duration ban) {
+    return Rule.builder(name).limit(Limit.fixedWindow(name, 1, Duration.ofSeconds(10)))
+        .mode(mode).ban(ban).build();
+  }
+
+  @Test
+  void decisions_countedByRuleAndOutcome() {
+    Rule r = rule("analysis", Mode.ENFORCE, Duration.ZERO);
+    metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+    metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+    metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+    assertThat(metrics.decisions("analysis", "allowed")).isEqualTo(1);
+    assertThat(metrics.decisions("analysis", "refused")).isEqualTo(2);
+    assertThat(metrics.render())
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"allowed\"} 1\n")
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 2\n")
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"shadow_refused\"} 0\n")
+        .contains("# TYPE sluice_decisions_total counter\n");
+  }
+
+  @Test
+  void shadowRefusal_countedAndLoggedOnce() {
+    Rule r = rule("dry", Mode.SHADOW, Duration.ZERO);
+    for (int i = 0; i < 5; i++) {
+      metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+    }
+    assertThat(metrics.decisions("dry", "shadow_refused")).isEqualTo(4);
+    assertThat(metrics.render()).contains("sluice_shadow_refusals_total{rule=\"dry\"} 4\n");
+    assertThat(lines).hasSize(1).allMatch(l -> l.startsWith("INFO shadow refusal"));
+  }
+
+  @Test
+  void ban_countedAndLoggedWithRuleAndLength() {
+    Rule r = rule("chat", Mode.ENFORCE, Duration.ofSeconds(30));
+    metrics.decision("ws-action", limiter.check(r, Identity.ip("1.2.3.4")));
+    metrics.decision("ws-action", limiter.check(r, Identity.ip("1.2.3.4")));
+    metrics.decision("ws-action", limiter.check(r, Identity.ip("1.2.3.4")));
+    assertThat(metrics.render()).contains("sluice_bans_total{rule=\"chat\"} 1\n");
+    assertThat(lines).containsExactly(
+        "WARN ban applied rule=chat limit=chat length=30s kind=ws-action");
+  }
+
+  @Test
+  void storeError_countedAsDegraded() {
+    Store broken = new Store() {
+      @Override
+      public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+        throw new StoreException("down");
+      }
+
+      @Override
+      public long acquire(String key, int max, long ttlNanos) {
+        throw new StoreException("down");
+      }
+
+      @Override
+      public boolean renew(String key, long lease, long ttlNanos) {
+        return false;
+      }
+
+      @Override
+      public void release(String key, long lease) {}
+
+      @Override
+      public int leases(String key) {
+        return 0;
+      }
+
+      @Override
+      public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
+        throw new StoreException("down");
+      }
+
+      @Override
+      public long size() {
+        return 0;
+      }
+    };
+    Rule r = Rule.builder("w").limit(Limit.fixedWindow("w", 1, Duration.ofSeconds(1)))
+        .onStoreError(OnStoreError.DENY).build();
+    metrics.decision("http", RateLimiter.of(broken).check(r, Identity.ip("1.2.3.4")));
+    assertThat(metrics.decisions("w", "degraded")).isEqualTo(1);
+    assertThat(metrics.render()).contains("sluice_store_errors_total 1\n");
+  }
+
+  @Test
+  void ruleLabels_areBounded() {
+    for (int i = 0; i < Metrics.MAX_LABELS + 50; i++) {
+      Rule r = rule("r" + i, Mode.ENFORCE, Duration.ZERO);
+      metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+    }
+    String text = metrics.render();
+    assertThat(text.lines().filter(l -> l.startsWith("sluice_decisions_total{"))
+        .count()).isEqualTo((Metrics.MAX_LABELS + 1) * 4L);
+    assertThat(metrics.decisions("_other", "allowed")).isEqualTo(50);
+  }
+
+  @Test
+  void webSockets_gaugeAndCloses_reloads_generated_trackedKeys() {
+    metrics.webSocketOpened();
+    metrics.webSocketOpened();
+    metrics.webSocketClosed(1013);
+    metrics.webSocketClosed(70000);
+    metrics.webSocketOpened();
+    metrics.generated(429);
+    metrics.generated(413);
+    metrics.generated(429);
+    metrics.reload(true);
+    metrics.reload(false);
+    metrics.reload(false);
+    metrics.trackedKeys(() -> 42);
+    assertThat(metrics.render())
+        .contains("sluice_websocket_connections 1\n")
+        .contains("sluice_websocket_closes_total{code=\"1013\"} 1\n")
+        .contains("sluice_websocket_closes_total{code=\"other\"} 1\n")
+        .contains("sluice_generated_responses_total{status=\"429\"} 2\n")
+        .contains("sluice_generated_responses_total{status=\"413\"} 1\n")
+        .contains("sluice_reloads_total{result=\"ok\"} 1\n")
+        .contains("sluice_reloads_total{result=\"failed\"} 2\n")
+        .contains("sluice_tracked_keys 42\n");
+  }
+
+  @Test
+  void registeredRules_showZeros_andLabelsAreEscaped() {
+    metrics.registerRules(List.of("a\"b"));
+    assertThat(metrics.render())
+        .contains("sluice_decisions_total{rule=\"a\\\"b\",outcome=\"allowed\"} 0\n");
+  }
+}

@@ -92,7 +92,8 @@ final class RefusalCache {
   /** Drops expired entries, at most once per millisecond; true if there is room afterwards. */
   private boolean sweep(long now) {
     long last = lastSweep.get();
-    if (now - last >= 1_000_000L && lastSweep.compareAndSet(last, now)) {
+    boolean due = last == Long.MIN_VALUE || now - last >= 1_000_000L;
+    if (due && lastSweep.compareAndSet(last, now)) {
       entries.values().removeIf(e -> e.until - now <= 0);
     }
     return entries.size() < max;

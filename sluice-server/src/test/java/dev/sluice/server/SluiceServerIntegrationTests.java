@@ -1,0 +1,151 @@
+package dev.sluice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sluice serve} end to end: the command line parsed as {@code Main} does, the real Netty
+ * gateway with its demo upstream and the admin listener on ephemeral loopback ports, driven by
+ * the JDK's HTTP client.
+ */
+class SluiceServerIntegrationTests {
+
+  @TempDir
+  Path dir;
+
+  final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+  final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  SluiceServer server;
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  SluiceServer serve(Map<String, String> env, String... extra) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--admin",
+        "127.0.0.1:0"));
+    args.addAll(List.of(extra));
+    server = SluiceServer.start(Main.parseServe(args, env), env,
+        new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
+    return server;
+  }
+
+  HttpResponse<String> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+        + path)).timeout(Duration.ofSeconds(10));
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  String admin(String path) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.adminPort()
+        + path)).build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /** Seed 000's check: {@code for i in $(seq 20); do curl ... /api/analysis/x; done}. */
+  @Test
+  void seed000Loop_fifteenThen429() throws Exception {
+    serve(Map.of());
+    List<Integer> codes = new ArrayList<>();
+    HttpResponse<String> last = null;
+    for (int i = 0; i < 20; i++) {
+      last = get("/api/analysis/x");
+      codes.add(last.statusCode());
+    }
+    assertThat(codes.subList(0, 15)).doesNotContain(429);
+    assertThat(codes.subList(15, 20)).containsOnly(429);
+    assertThat(last.headers().firstValue("retry-after")).isPresent();
+    assertThat(last.body()).contains("\"error\":\"too many requests\"");
+    assertThat(admin("/metrics"))
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 5\n")
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"allowed\"} 15\n");
+  }
+
+  @Test
+  void healthz_isNeverLimited() throws Exception {
+    serve(Map.of("RATE_LIMIT_MAX", "5"));
+    for (int i = 0; i < 50; i++) {
+      assertThat(get("/healthz").statusCode()).isEqualTo(200);
+    }
+    assertThat(admin("/healthz")).contains("ok");
+  }
+
+  @Test
+  void envOverrides_reachTheGateway_trustProxyReadsFromTheRight() throws Exception {
+    serve(Map.of("LIMIT_ANALYSIS_BURST", "2", "TRUST_PROXY", "1"));
+    assertThat(get("/api/analysis/x", "X-Forwarded-For", "1.1.1.1, 7.7.7.7").statusCode())
+        .isEqualTo(200);
+    assertThat(get("/api/analysis/x", "X-Forwarded-For", "2.2.2.2, 7.7.7.7").statusCode())
+        .isEqualTo(200);
+    // a new left-most entry does not buy a new bucket: the key is the proxy-appended 7.7.7.7
+    assertThat(get("/api/analysis/x", "X-Forwarded-For", "3.3.3.3, 7.7.7.7").statusCode())
+        .isEqualTo(429);
+    assertThat(get("/api/analysis/x", "X-Forwarded-For", "8.8.8.8").statusCode())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void policyFile_hotReload_validThenInvalid() throws Exception {
+    String base = String.join("\n",
+        "rules:",
+        "  api:",
+        "    limits: [{type: fixed-window, limit: 100, window: 1m}]",
+        "routes:",
+        "  - {name: healthz, paths: [/healthz], exempt: true}",
+        "  - {name: api, paths: [/api/**], rules: [api]}",
+        "");
+    Path p = dir.resolve("policy.yaml");
+    Files.writeString(p, base);
+    serve(Map.of(), "--config", p.toString());
+    for (int i = 0; i < 3; i++) {
+      assertThat(get("/orders/1").statusCode()).isEqualTo(200);
+    }
+
+    String withOrders = base.replace("routes:", "  orders:\n"
+        + "    limits: [{type: fixed-window, limit: 1, window: 1m}]\nroutes:")
+        + "  - {name: orders, paths: [/orders/**], rules: [orders]}\n";
+    Files.writeString(p, withOrders);
+    assertThat(server.reload()).isTrue();
+    assertThat(get("/orders/1").statusCode()).isEqualTo(200);
+    assertThat(get("/orders/1").statusCode()).isEqualTo(429);
+
+    Files.writeString(p, withOrders.replace("limit: 1,", "limit: zero,"));
+    assertThat(server.reload()).isFalse();
+    assertThat(get("/orders/1").statusCode()).isEqualTo(429);
+    assertThat(admin("/metrics")).contains("sluice_reloads_total{result=\"ok\"} 1\n")
+        .contains("sluice_reloads_total{result=\"failed\"} 1\n");
+    assertThat(admin("/v1/policy")).contains("\"source\":\"" + p + "\"")
+        .contains("\"orders\":{\"key\":\"ip\"");
+  }
+
+  @Test
+  void startupLog_namesAddressesPolicyAndStore() throws Exception {
+    serve(Map.of());
+    String log = logBytes.toString(StandardCharsets.UTF_8);
+    assertThat(log).contains("gateway listening address=http://127.0.0.1:" + server.port())
+        .contains("admin listening address=http://127.0.0.1:" + server.adminPort())
+        .contains("policy loaded source=\"<embedded default>\"")
+        .contains("store store=\"memory");
+  }
+}

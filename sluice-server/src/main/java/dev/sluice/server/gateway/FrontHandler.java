@@ -1,6 +1,8 @@
 package dev.sluice.server.gateway;
 
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -39,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 final class FrontHandler extends ChannelDuplexHandler {
 
   private static final int MAX_HELD = 64;
+  private static final long LINGER_MILLIS = 2000;
 
   private final Snapshot.Source snapshots;
   private final GatewayEvents events;
@@ -53,6 +56,7 @@ final class FrontHandler extends ChannelDuplexHandler {
   private boolean interim;
   private boolean discarding;
   private boolean upgraded;
+  private boolean closing;
   private long bodyBytes;
   private ScheduledFuture<?> headTimer;
 
@@ -69,6 +73,10 @@ final class FrontHandler extends ChannelDuplexHandler {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (closing) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
     if (upgraded) {
       if (msg instanceof HttpContent) {
         ReferenceCountUtil.release(msg);
@@ -91,6 +99,10 @@ final class FrontHandler extends ChannelDuplexHandler {
   }
 
   private void process(ChannelHandlerContext ctx, Object msg) {
+    if (closing) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
     if (msg instanceof HttpRequest request) {
       onRequest(ctx, request);
       return;
@@ -196,9 +208,35 @@ final class FrontHandler extends ChannelDuplexHandler {
     events.generated(status.code());
     responseDone = true;
     responseStarted = true;
-    ctx.writeAndFlush(Generated.json(request, status, json, snapshot == null ? null : snapshot.cors,
-        keepAlive)).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
-            : ChannelFutureListener.CLOSE);
+    ChannelFuture f = ctx.writeAndFlush(Generated.json(request, status, json,
+        snapshot == null ? null : snapshot.cors, keepAlive));
+    if (keepAlive) {
+      f.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    } else {
+      f.addListener(done -> lingeringClose(ctx));
+    }
+  }
+
+  /**
+   * Closes after a response that ends the connection while the client may still be sending: the
+   * output is shut first and input is drained for a moment, so the client reads the response
+   * instead of a reset (closing a socket with unread input sends RST, which can destroy the
+   * response in flight).
+   */
+  private void lingeringClose(ChannelHandlerContext ctx) {
+    closing = true;
+    if (ctx.channel() instanceof SocketChannel socket && socket.isActive()) {
+      socket.shutdownOutput().addListener(done -> {
+        if (!done.isSuccess()) {
+          ctx.close();
+        }
+      });
+      ctx.executor().schedule(() -> {
+        ctx.close();
+      }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    } else {
+      ctx.close();
+    }
   }
 
   private void requestFinished(ChannelHandlerContext ctx) {
@@ -221,7 +259,10 @@ final class FrontHandler extends ChannelDuplexHandler {
     }
     inFlight = false;
     current = null;
-    while (!inFlight && !held.isEmpty() && !upgraded && ctx.channel().isActive()) {
+    while (!held.isEmpty() && !upgraded && !closing && ctx.channel().isActive()) {
+      if (inFlight && held.peek() instanceof HttpRequest) {
+        break;
+      }
       process(ctx, held.poll());
     }
     if (held.isEmpty()) {

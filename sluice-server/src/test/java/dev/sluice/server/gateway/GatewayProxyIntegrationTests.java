@@ -1,0 +1,204 @@
+package dev.sluice.server.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.ClientAddressResolver;
+import dev.sluice.core.Limit;
+import dev.sluice.core.Mode;
+import dev.sluice.core.Policy;
+import dev.sluice.core.Route;
+import dev.sluice.core.Rule;
+import dev.sluice.server.config.CorsSettings;
+import dev.sluice.server.config.GatewaySettings;
+import dev.sluice.server.config.ServerConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The gateway as a reverse proxy in front of real upstreams. */
+class GatewayProxyIntegrationTests {
+
+  private final HttpClient client = HttpClient.newBuilder()
+      .connectTimeout(Duration.ofSeconds(5)).build();
+  private Fixtures.Harness h;
+  private EchoUpstream echo;
+
+  @AfterEach
+  void stop() {
+    if (h != null) {
+      h.close();
+    }
+    if (echo != null) {
+      echo.close();
+    }
+  }
+
+  private HttpResponse<String> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(h.uri(path)).timeout(Duration.ofSeconds(10));
+    for (int i = 0; i < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    return client.send(b.GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private void startWithEcho(ServerConfig config) throws Exception {
+    echo = new EchoUpstream();
+    h = new Fixtures.Harness(config, echo.uri());
+  }
+
+  @Test
+  void forwardingHeaders_appendThePeer() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    HttpResponse<String> r = get("/echo?x=1", "X-Forwarded-For", "203.0.113.9",
+        "Forwarded", "for=203.0.113.9");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("X-Upstream")).hasValue("echo");
+    assertThat(r.body()).contains("uri=/echo?x=1\n")
+        .contains("x-forwarded-for: 203.0.113.9, 127.0.0.1\n")
+        .contains("forwarded: for=203.0.113.9, for=127.0.0.1;proto=http\n")
+        .contains("host: " + echo.uri().getAuthority() + "\n")
+        .contains("x-forwarded-host: 127.0.0.1:" + h.gateway.port() + "\n")
+        .contains("x-forwarded-proto: http\n");
+  }
+
+  @Test
+  void forwardingHeaders_withoutIncoming_areCreated() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    HttpResponse<String> r = get("/echo");
+    assertThat(r.body()).contains("x-forwarded-for: 127.0.0.1\n")
+        .contains("forwarded: for=127.0.0.1;proto=http\n");
+  }
+
+  @Test
+  void forwardedNode_quotesAndBracketsIpv6() {
+    assertThat(Forwarding.node("2001:db8::1")).isEqualTo("\"[2001:db8::1]\"");
+    assertThat(Forwarding.node("192.0.2.1")).isEqualTo("192.0.2.1");
+  }
+
+  @Test
+  void hopByHopHeaders_areNotForwarded() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("GET /echo HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, X-Secret\r\n"
+          + "X-Secret: 1\r\nKeep-Alive: timeout=5\r\nX-Kept: yes\r\n\r\n");
+      String r = c.readResponse();
+      assertThat(r).contains("x-kept: yes").doesNotContain("x-secret").doesNotContain("keep-alive: timeout");
+    }
+  }
+
+  @Test
+  void bodies_streamBothWays() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    byte[] body = new byte[300_000];
+    HttpResponse<String> r = client.send(HttpRequest.newBuilder(h.uri("/chunked/upload"))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("method=POST").contains("bodyBytes=300000");
+    assertThat(r.headers().firstValue("X-RateLimit-Limit")).hasValue("30");
+  }
+
+  @Test
+  void upstreamDown_is502_withClearBody() throws Exception {
+    ServerConfig c = Fixtures.withCors(Fixtures.config(Fixtures.seed000()), new CorsSettings(
+        List.of("*"), List.of(), List.of(), List.of(), false, Duration.ZERO));
+    h = new Fixtures.Harness(c, EchoUpstream.deadPort());
+    HttpResponse<String> r = get("/anything");
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.body()).startsWith("{\"error\":\"bad gateway\",\"detail\":\"could not connect to the upstream 127.0.0.1:");
+    assertThat(r.headers().firstValue("Access-Control-Allow-Origin")).hasValue("*");
+    assertThat(get("/healthz").statusCode()).isEqualTo(200);
+    assertThat(h.events.generated).containsExactly(502);
+  }
+
+  @Test
+  void upstreamSilent_is504() throws Exception {
+    try (EchoUpstream.Silent silent = new EchoUpstream.Silent()) {
+      GatewaySettings d = GatewaySettings.defaults();
+      ServerConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), new GatewaySettings(
+          d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(),
+          d.handshakeTimeout(), d.upstreamConnectTimeout(), Duration.ofMillis(300)));
+      h = new Fixtures.Harness(c, silent.uri());
+      HttpResponse<String> r = get("/slow");
+      assertThat(r.statusCode()).isEqualTo(504);
+      assertThat(r.body()).isEqualTo(
+          "{\"error\":\"gateway timeout\",\"detail\":\"the upstream did not answer within 300 ms\"}");
+      assertThat(h.events.generated).containsExactly(504);
+    }
+  }
+
+  /** Seed 004: one trusted proxy, so only the right-most entry counts; the prefix is the caller's. */
+  @Test
+  void xff_spoofedPrefix_withTrustedHops1_doesNotMintBuckets() throws Exception {
+    Policy policy = Policy.builder()
+        .rule(Rule.builder("global").limit(Limit.fixedWindow("global", 2, Duration.ofMinutes(1))).build())
+        .global("global")
+        .clientAddress(ClientAddressResolver.builder().trustedHops(1).build())
+        .build();
+    startWithEcho(Fixtures.config(policy));
+    assertThat(get("/graphql", "X-Forwarded-For", "a.a.a.a, 7.7.7.7").statusCode()).isEqualTo(200);
+    assertThat(get("/graphql", "X-Forwarded-For", "b.b.b.b, 7.7.7.7").statusCode()).isEqualTo(200);
+    assertThat(get("/graphql", "X-Forwarded-For", "c.c.c.c, 7.7.7.7").statusCode()).isEqualTo(429);
+    // another client behind the same proxy has its own bucket
+    assertThat(get("/graphql", "X-Forwarded-For", "8.8.8.8").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void xff_fromUntrustedPeer_isIgnored() throws Exception {
+    Policy policy = Policy.builder()
+        .rule(Rule.builder("global").limit(Limit.fixedWindow("global", 2, Duration.ofMinutes(1))).build())
+        .global("global")
+        .build();
+    startWithEcho(Fixtures.config(policy));
+    assertThat(get("/g", "X-Forwarded-For", "1.1.1.1").statusCode()).isEqualTo(200);
+    assertThat(get("/g", "X-Forwarded-For", "2.2.2.2").statusCode()).isEqualTo(200);
+    assertThat(get("/g", "X-Forwarded-For", "3.3.3.3").statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void shadowRule_forwards_andReports() throws Exception {
+    Policy policy = Policy.builder()
+        .rule(Rule.builder("analysis").mode(Mode.SHADOW)
+            .limit(Limit.tokenBucket("analysis", 1, 30, Duration.ofMinutes(1))).build())
+        .route(Route.builder("analysis").path("/api/analysis/**").rule("analysis").build())
+        .build();
+    startWithEcho(Fixtures.config(policy));
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> r = get("/api/analysis/x");
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).contains("uri=/api/analysis/x");
+    }
+    assertThat(h.events.decisions).containsExactly("http:allowed", "http:allowed:shadow=analysis",
+        "http:allowed:shadow=analysis");
+  }
+
+  @Test
+  void reload_takesEffectForTheNextRequest() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    for (int i = 0; i < 15; i++) {
+      get("/api/analysis/x");
+    }
+    assertThat(get("/api/analysis/x").statusCode()).isEqualTo(429);
+    Policy relaxed = Policy.builder()
+        .rule(Rule.builder("analysis2").limit(Limit.tokenBucket("analysis2", 100, 30, Duration.ofMinutes(1))).build())
+        .route(Route.builder("analysis").path("/api/analysis/**").rule("analysis2").build())
+        .build();
+    h.config.set(Fixtures.config(relaxed));
+    HttpResponse<String> r = get("/api/analysis/x");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("RateLimit-Policy")).hasValue("\"analysis2\";q=100;w=200");
+  }
+
+  @Test
+  void badUpstreamUrl_isRejectedAtStart() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Gateway.builder()
+        .upstream(URI.create("https://example.com/app")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("upstream : https://example.com/app");
+  }
+}

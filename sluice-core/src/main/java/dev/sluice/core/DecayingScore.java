@@ -65,9 +65,13 @@ final class DecayingScore extends Algorithm {
       probe.score = (double) next / SCALE;
       return true;
     }
+    // Decay is counted from the last touch, so the wait is measured from there too: part of the
+    // needed point may already have decayed without showing in the floored score.
+    long last = s[off + 1];
     probe.remaining = (max - current) / perAction;
-    probe.resetNanos = Arith.mulDivCeil(current, decay, SCALE);
-    probe.retryAfterNanos = Arith.mulDivCeil(next - max, decay, SCALE);
+    probe.resetNanos = last + Arith.mulDivCeil(s[off], decay, SCALE) - now;
+    probe.retryAfterNanos = last + Arith.mulDivCeil(s[off] - (max - perAction * cost), decay, SCALE)
+        - now;
     probe.score = (double) current / SCALE;
     return false;
   }

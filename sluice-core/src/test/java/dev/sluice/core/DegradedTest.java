@@ -1,0 +1,92 @@
+package dev.sluice.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A store that cannot answer: each rule's OnStoreError decides, and nothing throws. */
+class DegradedTest {
+
+  /** Fails every call, as a store past its deadline does. */
+  static final class DeadStore implements Store {
+    @Override
+    public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+      throw new StoreException("deadline of 50 ms passed");
+    }
+
+    @Override
+    public long acquire(String key, int max, long ttlNanos) {
+      throw new StoreException("down");
+    }
+
+    @Override
+    public boolean renew(String key, long lease, long ttlNanos) {
+      throw new StoreException("down");
+    }
+
+    @Override
+    public void release(String key, long lease) {
+      throw new StoreException("down");
+    }
+
+    @Override
+    public int leases(String key) {
+      throw new StoreException("down");
+    }
+
+    @Override
+    public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
+      throw new StoreException("down");
+    }
+
+    @Override
+    public long size() {
+      return 0;
+    }
+  }
+
+  private final RateLimiter limiter = RateLimiter.of(new DeadStore());
+  private final Identity who = Identity.ip("192.0.2.1");
+
+  private static Rule rule(String name, OnStoreError onError) {
+    return Rule.builder(name).limit(Limit.fixedWindow("w", 1, Duration.ofSeconds(1)))
+        .onStoreError(onError).build();
+  }
+
+  @Test
+  void allowByDefault_markedDegraded() {
+    Decision d = limiter.check(rule("api", OnStoreError.ALLOW), who);
+    assertThat(d.allowed()).isTrue();
+    assertThat(d.degraded()).isTrue();
+  }
+
+  @Test
+  void denyForHighRiskRoutes_markedDegraded_withARetryAfter() {
+    Decision d = limiter.check(List.of(rule("api", OnStoreError.ALLOW),
+        rule("game-results", OnStoreError.DENY)), who, 1);
+    assertThat(d.allowed()).isFalse();
+    assertThat(d.degraded()).isTrue();
+    assertThat(d.rule()).isEqualTo("game-results");
+    assertThat(d.retryAfterSeconds()).isEqualTo(1);
+  }
+
+  @Test
+  void shadowDenyRule_doesNotDeny() {
+    Rule shadow = rule("s", OnStoreError.DENY).toBuilder().mode(Mode.SHADOW).build();
+    assertThat(limiter.check(shadow, who).allowed()).isTrue();
+  }
+
+  @Test
+  void leases_followOnStoreError() {
+    ConcurrencyLimit open = ConcurrencyLimit.of("ws", "ip", 1, Duration.ofMinutes(1),
+        OnStoreError.ALLOW);
+    ConcurrencyLimit closed = ConcurrencyLimit.of("ws", "ip", 1, Duration.ofMinutes(1),
+        OnStoreError.DENY);
+    Lease lease = limiter.acquire(open, who).orElseThrow();
+    assertThat(lease.degraded()).isTrue();
+    lease.close();
+    assertThat(limiter.acquire(closed, who)).isEmpty();
+  }
+}

@@ -140,6 +140,25 @@ class SluiceServerIntegrationTests {
   }
 
   @Test
+  void everyExample_runsOnTheRealGateway() throws Exception {
+    Path examples = Path.of("").toAbsolutePath();
+    while (!Files.isDirectory(examples.resolve("examples"))) {
+      examples = examples.getParent();
+    }
+    List<Path> files;
+    try (var s = Files.list(examples.resolve("examples"))) {
+      files = s.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+    }
+    for (Path file : files) {
+      serve(Map.of(), "--config", file.toString());
+      HttpResponse<String> r = get("/healthz");
+      assertThat(r.statusCode()).as(file.toString()).isEqualTo(200);
+      server.close();
+      server = null;
+    }
+  }
+
+  @Test
   void startupLog_namesAddressesPolicyAndStore() throws Exception {
     serve(Map.of());
     String log = logBytes.toString(StandardCharsets.UTF_8);

@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
@@ -81,7 +82,8 @@ final class DemoUpstream implements AutoCloseable {
         } finally {
           request.release();
         }
-      } else if (msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame) {
+      } else if (msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame
+          || msg instanceof ContinuationWebSocketFrame) {
         ctx.writeAndFlush(msg);
       } else {
         ctx.fireChannelRead(msg);

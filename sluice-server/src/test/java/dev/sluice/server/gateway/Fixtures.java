@@ -85,6 +85,8 @@ final class Fixtures {
     final List<String> decisions = new CopyOnWriteArrayList<>();
     final List<Decision> decisionValues = new CopyOnWriteArrayList<>();
     final List<Integer> closes = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.BlockingQueue<Integer> closeQueue =
+        new java.util.concurrent.LinkedBlockingQueue<>();
     final List<Integer> generated = new CopyOnWriteArrayList<>();
     final AtomicLong opened = new AtomicLong();
 
@@ -103,6 +105,7 @@ final class Fixtures {
     @Override
     public void webSocketClosed(int code) {
       closes.add(code);
+      closeQueue.add(code);
     }
 
     @Override

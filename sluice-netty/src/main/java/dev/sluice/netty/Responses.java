@@ -139,7 +139,11 @@ final class Responses {
     if (header.length() > MAX_ACCEPT_CHARS) {
       header = header.substring(0, MAX_ACCEPT_CHARS);
     }
-    return quality(header, "text", "html") > quality(header, "application", "json");
+    try {
+      return quality(header, "text", "html") > quality(header, "application", "json");
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /** The quality the most specific matching range of {@code header} gives {@code type/sub}. */
@@ -147,7 +151,7 @@ final class Responses {
     double best = 0;
     int specificity = -1;
     for (String range : header.split(",", 64)) {
-      String[] parts = range.split(";");
+      String[] parts = range.split(";", 16);
       String media = parts[0].trim().toLowerCase(Locale.ROOT);
       int slash = media.indexOf('/');
       if (slash < 0) {

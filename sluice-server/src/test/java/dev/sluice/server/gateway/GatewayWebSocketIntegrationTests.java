@@ -114,7 +114,7 @@ class GatewayWebSocketIntegrationTests {
     }
     c.send("end", true);
     assertThat(c.closeCode()).isEqualTo(1009);
-    assertThat(h.events.closes).containsExactly(1009);
+    awaitClose(1009);
   }
 
   @Test

@@ -1,0 +1,140 @@
+package dev.sluice.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Limit;
+import dev.sluice.core.Policy;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Route;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The handler alone, in an embedded channel: what it passes on, writes and releases. */
+class HttpRateLimitHandlerTest {
+
+  private final AtomicLong now = new AtomicLong(-Duration.ofMinutes(5).toNanos());
+  private final RateLimiter limiter = RateLimiter.of(Store.memory(now::get, 1000));
+
+  private Policy policy(Limit limit) {
+    return Policy.builder()
+        .rule(Rule.builder("analysis").limit(limit).build())
+        .route(Route.builder("health").path("/healthz").exempt(true).build())
+        .route(Route.builder("analysis").path("/api/analysis/**").rule("analysis").build())
+        .build();
+  }
+
+  private EmbeddedChannel channel(Limit limit) {
+    return new EmbeddedChannel(new HttpRateLimitHandler(limiter,
+        HttpRateLimitSettings.newBuilder(policy(limit)).build()));
+  }
+
+  private static HttpRequest post(String uri, int length) {
+    HttpRequest r = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, uri);
+    HttpUtil.setContentLength(r, length);
+    return r;
+  }
+
+  @Test
+  void refusedRequest_bodyIsReleased_connectionKeptAlive() {
+    EmbeddedChannel ch = channel(Limit.tokenBucket("analysis", 1, 30, Duration.ofMinutes(1)));
+    assertThat(ch.writeInbound(post("/api/analysis/1", 0), new DefaultLastHttpContent())).isTrue();
+    ch.readInbound();
+    ch.readInbound();
+
+    ByteBuf part = Unpooled.copiedBuffer("aaaa", StandardCharsets.UTF_8);
+    ByteBuf last = Unpooled.copiedBuffer("bbbb", StandardCharsets.UTF_8);
+    ch.writeInbound(post("/api/analysis/1", 8), new DefaultHttpContent(part),
+        new DefaultLastHttpContent(last));
+    assertThat((Object) ch.readInbound()).isNull();
+    assertThat(part.refCnt()).isZero();
+    assertThat(last.refCnt()).isZero();
+    FullHttpResponse response = ch.readOutbound();
+    assertThat(response.status()).isEqualTo(HttpResponseStatus.TOO_MANY_REQUESTS);
+    assertThat(response.headers().get(HttpHeaderNames.RETRY_AFTER)).isEqualTo("2");
+    assertThat(response.headers().get(HttpHeaderNames.CACHE_CONTROL)).isEqualTo("no-store");
+    assertThat(response.content().toString(StandardCharsets.UTF_8)).isEqualTo(
+        "{\"error\":\"too many requests\",\"retryAfter\":2,\"retryAfterMs\":2000,\"rule\":\"analysis\"}");
+    response.release();
+    assertThat(ch.isOpen()).isTrue();
+
+    now.addAndGet(Duration.ofSeconds(2).toNanos());
+    ch.writeInbound(post("/api/analysis/1", 0));
+    assertThat((Object) ch.readInbound()).isInstanceOf(HttpRequest.class);
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void allowedResponse_getsHeaders_onItsWayOut() {
+    EmbeddedChannel ch = channel(Limit.tokenBucket("analysis", 15, 30, Duration.ofMinutes(1)));
+    ch.writeInbound(post("/api/analysis/1", 0));
+    ch.readInbound();
+    ch.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+    FullHttpResponse response = ch.readOutbound();
+    assertThat(response.headers().get("X-RateLimit-Limit")).isEqualTo("15");
+    assertThat(response.headers().get("X-RateLimit-Remaining")).isEqualTo("14");
+    assertThat(response.headers().get("RateLimit-Policy")).isEqualTo("\"analysis\";q=15;w=30");
+    assertThat(response.headers().get("RateLimit")).isEqualTo("\"analysis\";r=14;t=2");
+    response.release();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void exemptRequest_isNotCounted_andGetsNoHeaders() {
+    EmbeddedChannel ch = channel(Limit.tokenBucket("analysis", 1, 30, Duration.ofMinutes(1)));
+    for (int i = 0; i < 5; i++) {
+      ch.writeInbound(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/healthz"));
+      assertThat((Object) ch.readInbound()).isNotNull();
+      ch.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+      FullHttpResponse r = ch.readOutbound();
+      assertThat(r.headers().contains("X-RateLimit-Limit")).isFalse();
+      r.release();
+    }
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void scoreRefusal_reportsScores() {
+    EmbeddedChannel ch = channel(Limit.score("analysis", 2, 1, Duration.ofSeconds(2)));
+    ch.writeInbound(post("/api/analysis/1", 0), post("/api/analysis/1", 0));
+    ch.writeInbound(post("/api/analysis/1", 0));
+    FullHttpResponse r = ch.readOutbound();
+    assertThat(r.status().code()).isEqualTo(429);
+    assertThat(r.content().toString(StandardCharsets.UTF_8))
+        .contains("\"currentScore\":2,\"maxScore\":2");
+    r.release();
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void connectionClose_request_isClosedAfterTheRefusal() {
+    EmbeddedChannel ch = channel(Limit.tokenBucket("analysis", 1, 30, Duration.ofMinutes(1)));
+    ch.writeInbound(post("/api/analysis/1", 0));
+    HttpRequest r = post("/api/analysis/1", 0);
+    r.headers().set(HttpHeaderNames.CONNECTION, "close");
+    ch.writeInbound(r);
+    FullHttpResponse response = ch.readOutbound();
+    assertThat(response.status().code()).isEqualTo(429);
+    response.release();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).isFalse();
+    ch.finishAndReleaseAll();
+  }
+}

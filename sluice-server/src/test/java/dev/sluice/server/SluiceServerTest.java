@@ -194,6 +194,23 @@ class SluiceServerTest {
   }
 
   @Test
+  void reload_onSighup() throws Exception {
+    Path p = dir.resolve("p.yaml");
+    Files.writeString(p, POLICY);
+    ServeOptions o = new ServeOptions(p, new InetSocketAddress("127.0.0.1", 0), null, null, null,
+        Duration.ofHours(1));
+    server = SluiceServer.start(o, Map.of(), log, fake);
+    org.junit.jupiter.api.Assumptions.assumeTrue(log().contains("and on SIGHUP"),
+        "this JVM cannot deliver SIGHUP");
+    Files.writeString(p, POLICY.replace("limit: 10", "limit: 50"));
+    Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid()))
+        .start();
+    assertThat(kill.waitFor()).isZero();
+    await(() -> limitOf("api") == 50);
+    assertThat(log()).contains("policy reloaded policy=" + p + " cause=SIGHUP");
+  }
+
+  @Test
   void reload_keepsTheRunningStore() throws Exception {
     Path p = dir.resolve("p.yaml");
     Files.writeString(p, POLICY);

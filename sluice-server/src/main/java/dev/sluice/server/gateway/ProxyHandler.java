@@ -188,7 +188,12 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
 
   private void writeUp(Object msg) {
     boolean last = msg instanceof LastHttpContent;
-    up.writeAndFlush(msg).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    // A head is always followed by content (at least an empty last part): flush once, with it.
+    if (msg instanceof HttpContent) {
+      up.writeAndFlush(msg).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    } else {
+      up.write(msg).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    }
     if (last) {
       startResponseTimer();
     }

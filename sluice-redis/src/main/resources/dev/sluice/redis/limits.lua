@@ -180,8 +180,11 @@ local function test(l, now, cost)
     if nxt <= max then
       return true, idiv(max - nxt, add), muldiv_ceil(nxt, decay, 1000000), 0, nxt
     end
-    return false, idiv(max - current, add), muldiv_ceil(current, decay, 1000000),
-      muldiv_ceil(nxt - max, decay, 1000000), current
+    -- Decay counts from the last touch, so the waits do too (part of the needed point may
+    -- already have decayed without showing in the floored score).
+    local last = s[2]
+    return false, idiv(max - current, add), last + muldiv_ceil(s[1], decay, 1000000) - now,
+      last + muldiv_ceil(s[1] - (max - add * cost), decay, 1000000) - now, current
   end
 end
 

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 class FailureIntegrationTests {
 
   private static final long DEADLINE_MS = 50;
-  /** Scheduling and GC noise allowed on top of the deadline. */
-  private static final long SLACK_MS = 40;
+  /** Scheduling and GC noise on a small shared test machine (2 CPUs), on top of the deadline. */
+  private static final long SLACK_MS = 100;
 
   private static final Rule OPEN = Rule.builder("open")
       .limit(Limit.tokenBucket("b", 1_000_000, 1_000_000, Duration.ofSeconds(1)))

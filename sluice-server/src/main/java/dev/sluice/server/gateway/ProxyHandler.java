@@ -325,8 +325,14 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     upKeepAlive = HttpUtil.isKeepAlive(response);
     Forwarding.stripHopByHop(response.headers());
     boolean bodiless = HttpMethod.HEAD.equals(current.method()) || code == 204 || code == 304;
-    if (!bodiless && !HttpUtil.isContentLengthSet(response)
-        && !HttpUtil.isTransferEncodingChunked(response)) {
+    boolean delimited = HttpUtil.isContentLengthSet(response);
+    if (current.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+      // An HTTP/1.0 client cannot read chunks: send the body as is and end it by closing.
+      if (!bodiless && !delimited) {
+        HttpUtil.setTransferEncodingChunked(response, false);
+        clientKeepAlive = false;
+      }
+    } else if (!bodiless && !delimited && !HttpUtil.isTransferEncodingChunked(response)) {
       HttpUtil.setTransferEncodingChunked(response, true);
     }
     HttpUtil.setKeepAlive(response, clientKeepAlive);

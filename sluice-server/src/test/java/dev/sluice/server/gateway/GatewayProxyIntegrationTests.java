@@ -92,6 +92,30 @@ class GatewayProxyIntegrationTests {
   }
 
   @Test
+  void http10Client_getsAnUnchunkedBody_andTheConnectionCloses() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("GET /chunked/x HTTP/1.0\r\nHost: x\r\n\r\n");
+      String head = c.readResponse();
+      assertThat(head).startsWith("HTTP/1.").doesNotContainIgnoringCase("transfer-encoding");
+      byte[] rest = c.socket.getInputStream().readAllBytes();
+      assertThat(new String(rest, java.nio.charset.StandardCharsets.UTF_8)).contains("uri=/chunked/x");
+    }
+  }
+
+  @Test
+  void connectionClose_isHonoured_afterTheResponse() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      String r = c.readResponse();
+      assertThat(RawHttp.status(r)).isEqualTo(200);
+      assertThat(r).containsIgnoringCase("connection: close");
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
   void bodies_streamBothWays() throws Exception {
     startWithEcho(Fixtures.config(Fixtures.seed000()));
     byte[] body = new byte[300_000];

@@ -55,7 +55,7 @@ public final class ConcurrencyLimit {
 
   /** The store key of {@code identity}. */
   public String keyFor(Identity identity) {
-    return key.keyOf(name, identity, "unknown");
+    return key.keyOf(KeyTemplate.escape(name), identity, "unknown");
   }
 
   @Override

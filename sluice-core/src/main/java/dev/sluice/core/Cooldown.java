@@ -71,7 +71,7 @@ public final class Cooldown {
 
   /** The store key of {@code identity}. */
   public String keyFor(Identity identity) {
-    return key.keyOf(name, identity, "unknown");
+    return key.keyOf(KeyTemplate.escape(name), identity, "unknown");
   }
 
   /** The lock length after {@code level} earlier locks. */

@@ -22,6 +22,22 @@ final class DefaultRateLimiter implements RateLimiter {
   }
 
   @Override
+  public Decision check(Rule rule, Identity identity) {
+    if (rule.mode() == Mode.OFF) {
+      return Decision.unlimited();
+    }
+    String key = rule.keyFor(identity);
+    Verdict v;
+    try {
+      v = store.evaluate(rule, key, 1);
+    } catch (RuntimeException e) {
+      return degraded(List.of(rule));
+    }
+    boolean shadowRefused = !v.allowed() && rule.mode() == Mode.SHADOW;
+    return decision(rule, v, v.allowed() || shadowRefused, shadowRefused ? rule.name() : null);
+  }
+
+  @Override
   public Decision check(List<Rule> rules, Identity identity, long cost) {
     Checks.positive(cost, "cost");
     List<Rule> active = rules;
@@ -68,7 +84,7 @@ final class DefaultRateLimiter implements RateLimiter {
     }
   }
 
-  static Decision fold(List<Rule> rules, List<Verdict> verdicts) {
+  private static Decision fold(List<Rule> rules, List<Verdict> verdicts) {
     int refused = -1;
     int binding = -1;
     int shadow = -1;
@@ -89,9 +105,11 @@ final class DefaultRateLimiter implements RateLimiter {
     }
     String shadowRule = shadow < 0 ? null : rules.get(shadow).name();
     int decider = refused >= 0 ? refused : binding >= 0 ? binding : shadow >= 0 ? shadow : 0;
-    Rule rule = rules.get(decider);
-    Verdict v = verdicts.get(decider);
-    boolean allowed = refused < 0;
+    return decision(rules.get(decider), verdicts.get(decider), refused < 0, shadowRule);
+  }
+
+  /** The decision reporting {@code v} of {@code rule}, the deciding rule of the check. */
+  private static Decision decision(Rule rule, Verdict v, boolean allowed, String shadowRule) {
     if (v.banned() && !v.banApplied()) {
       return new Decision(allowed, rule.name(), null, -1, 0, v.resetNanos(),
           allowed ? 0 : v.retryAfterNanos(), rule.banNanos(), true, false, Double.NaN,

@@ -61,10 +61,10 @@ final class KeyTemplate {
     return true;
   }
 
-  /** The key of {@code identity} under rule {@code rule}. */
+  /** The key of {@code identity} under the rule whose escaped name is {@code rule}. */
   String keyOf(String rule, Identity identity, String sharedBucket) {
     StringBuilder sb = new StringBuilder(rule.length() + 24 * dimensions.length);
-    sb.append(escape(rule));
+    sb.append(rule);
     for (String dimension : dimensions) {
       sb.append(':');
       String value = identity.get(dimension);

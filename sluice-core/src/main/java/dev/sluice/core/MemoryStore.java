@@ -74,18 +74,10 @@ final class MemoryStore implements Store {
     if (n != keys.size()) {
       throw new IllegalArgumentException("keys : " + keys.size() + " (expected: " + n + ")");
     }
-    long now = now();
     if (n == 1) {
-      Rule rule = rules.get(0);
-      while (true) {
-        Slot slot = slot(keys.get(0), rule, now);
-        synchronized (slot) {
-          if (!slot.dead) {
-            return List.of(decide(rules, new Slot[] {slot}, now, cost)[0]);
-          }
-        }
-      }
+      return List.of(evaluate(rules.get(0), keys.get(0), cost));
     }
+    long now = now();
     while (true) {
       Slot[] held = new Slot[n];
       for (int i = 0; i < n; i++) {
@@ -98,6 +90,43 @@ final class MemoryStore implements Store {
         return Arrays.asList(verdicts);
       }
     }
+  }
+
+  @Override
+  public Verdict evaluate(Rule rule, String key, long cost) {
+    long now = now();
+    while (true) {
+      Slot slot = slot(key, rule, now);
+      synchronized (slot) {
+        if (!slot.dead) {
+          long[] s = stateOf(slot, rule, now);
+          Verdict verdict = test(rule, s, now, cost, PROBE.get());
+          if (verdict.allowed()) {
+            commit(rule, s, now, cost);
+            return verdict;
+          }
+          return rule.mode() == Mode.ENFORCE ? banIfDue(rule, s, now, verdict) : verdict;
+        }
+      }
+    }
+  }
+
+  private static void commit(Rule rule, long[] s, long now, long cost) {
+    int off = 0;
+    for (Limit limit : rule.limits()) {
+      limit.algorithm().commit(s, off, now, cost);
+      off += limit.algorithm().stateSize();
+    }
+  }
+
+  /** Starts the rule's ban on a refusal by a limit of an enforcing check. */
+  private static Verdict banIfDue(Rule rule, long[] s, long now, Verdict v) {
+    if (v.banned() || rule.banNanos() == 0) {
+      return v;
+    }
+    s[s.length - 1] = now + rule.banNanos();
+    return Verdict.refused(v.limitIndex(), v.remaining(), Math.max(v.resetNanos(),
+        rule.banNanos()), rule.banNanos(), v.score(), true);
   }
 
   private Verdict[] lockAll(Slot[] order, int i, List<Rule> rules, Slot[] held, long now,
@@ -133,26 +162,17 @@ final class MemoryStore implements Store {
       Rule rule = rules.get(i);
       long[] s = held[i].state;
       if (enforcedPass && out[i].allowed()) {
-        int off = 0;
-        for (Limit limit : rule.limits()) {
-          limit.algorithm().commit(s, off, now, cost);
-          off += limit.algorithm().stateSize();
-        }
-      } else if (!enforcedPass && !out[i].allowed() && !out[i].banned()
-          && rule.mode() == Mode.ENFORCE && rule.banNanos() > 0) {
-        s[s.length - 1] = now + rule.banNanos();
-        Verdict v = out[i];
-        out[i] = Verdict.refused(v.limitIndex(), v.remaining(), Math.max(v.resetNanos(),
-            rule.banNanos()), rule.banNanos(), v.score(), true);
+        commit(rule, s, now, cost);
+      } else if (!enforcedPass && !out[i].allowed() && rule.mode() == Mode.ENFORCE) {
+        out[i] = banIfDue(rule, s, now, out[i]);
       }
     }
     return out;
   }
 
   private static Verdict test(Rule rule, long[] s, long now, long cost, Algorithm.Probe probe) {
-    long banLeft = s[s.length - 1] - now;
-    if (rule.banNanos() > 0 && banLeft > 0) {
-      return Verdict.banned(banLeft);
+    if (rule.banNanos() > 0 && s[s.length - 1] - now > 0) {
+      return Verdict.banned(s[s.length - 1] - now);
     }
     List<Limit> limits = rule.limits();
     int off = 0;
@@ -204,7 +224,9 @@ final class MemoryStore implements Store {
       limit.algorithm().init(s, off, now);
       off += limit.algorithm().stateSize();
     }
-    s[s.length - 1] = now;
+    if (rule.banNanos() > 0) {
+      s[s.length - 1] = now;
+    }
     return s;
   }
 
@@ -279,7 +301,7 @@ final class MemoryStore implements Store {
       return c.isFresh(s, now);
     }
     Rule rule = (Rule) slot.owner;
-    if (s[s.length - 1] - now > 0) {
+    if (rule.banNanos() > 0 && s[s.length - 1] - now > 0) {
       return false;
     }
     int off = 0;

@@ -24,6 +24,7 @@ public final class Rule {
   static final int MAX_LIMITS = 8;
 
   private final String name;
+  private final String escapedName;
   private final KeyTemplate key;
   private final List<Limit> limits;
   private final long banNanos;
@@ -41,8 +42,9 @@ public final class Rule {
     this.mode = b.mode;
     this.onStoreError = b.onStoreError;
     this.sharedBucket = b.sharedBucket;
-    int size = 1;
-    StringBuilder layout = new StringBuilder();
+    this.escapedName = KeyTemplate.escape(name);
+    int size = banNanos > 0 ? 1 : 0;
+    StringBuilder layout = new StringBuilder(banNanos > 0 ? "ban;" : "");
     for (Limit limit : limits) {
       size += limit.algorithm().stateSize();
       layout.append(limit).append(';');
@@ -97,7 +99,7 @@ public final class Rule {
    * values, colon-separated.
    */
   public String keyFor(Identity identity) {
-    return key.keyOf(name, identity, sharedBucket);
+    return key.keyOf(escapedName, identity, sharedBucket);
   }
 
   /** The dimensions the key reads, like {@code [event, user, ip]}. */
@@ -105,7 +107,7 @@ public final class Rule {
     return key.dimensions();
   }
 
-  /** Longs of state per key: every limit's, then the ban's expiry. */
+  /** Longs of state per key: every limit's, then the ban's expiry if the rule bans. */
   int stateSize() {
     return stateSize;
   }

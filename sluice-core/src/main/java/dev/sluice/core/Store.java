@@ -23,6 +23,14 @@ public interface Store extends AutoCloseable {
   List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost);
 
   /**
+   * Evaluates a check of one rule; the same as the list form, without its allocations. Stores
+   * should override it: it is the hot path.
+   */
+  default Verdict evaluate(Rule rule, String key, long cost) {
+    return evaluate(List.of(rule), List.of(key), cost).get(0);
+  }
+
+  /**
    * Takes a lease on {@code key} if fewer than {@code max} unexpired leases are held. Returns a
    * positive lease id, or 0 when full. A lease expires after {@code ttlNanos} unless renewed, so
    * a crashed holder cannot keep a slot forever.

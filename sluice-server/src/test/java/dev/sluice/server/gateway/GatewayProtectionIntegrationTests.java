@@ -127,7 +127,7 @@ class GatewayProtectionIntegrationTests {
 
   @Test
   void keepAliveConnection_servesManyRequests_thenTimesOutWhenIdle() throws Exception {
-    start(settings(1 << 20, 16 << 10, Duration.ofMillis(500)));
+    start(settings(1 << 20, 16 << 10, Duration.ofSeconds(1)));
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       for (int i = 0; i < 5; i++) {
         c.send("GET /static/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -113,7 +113,7 @@ final class DefaultRateLimiter implements RateLimiter {
     if (v.banned() && !v.banApplied()) {
       return new Decision(allowed, rule.name(), null, -1, 0, v.resetNanos(),
           allowed ? 0 : v.retryAfterNanos(), rule.banNanos(), true, false, Double.NaN,
-          Double.NaN, shadowRule, false);
+          Double.NaN, shadowRule, v.degraded());
     }
     Limit limit = rule.limits().get(v.limitIndex());
     boolean scored = limit.kind() == Limit.Kind.SCORE && (!v.allowed() || !allowed);
@@ -121,7 +121,7 @@ final class DefaultRateLimiter implements RateLimiter {
         v.resetNanos(), allowed ? 0 : v.retryAfterNanos(), limit.windowNanos(),
         v.banApplied() && !allowed, v.banApplied() && !allowed,
         scored ? v.score() : Double.NaN, scored ? limit.maxScore() : Double.NaN, shadowRule,
-        false);
+        v.degraded());
   }
 
   private static Decision degraded(List<Rule> rules) {
@@ -161,7 +161,7 @@ final class DefaultRateLimiter implements RateLimiter {
     }
     return new Decision(v.allowed(), cooldown.name(), cooldown.name(), cooldown.maxRetries(),
         v.remaining(), v.resetNanos(), v.retryAfterNanos(), cooldown.retryWindow().toNanos(),
-        v.banned(), v.banApplied(), Double.NaN, Double.NaN, null, false);
+        v.banned(), v.banApplied(), Double.NaN, Double.NaN, null, v.degraded());
   }
 
   private final class StoreLease implements Lease {

@@ -18,9 +18,17 @@ public final class Verdict {
   private final double score;
   private final boolean banned;
   private final boolean banApplied;
+  private final boolean degraded;
 
   private Verdict(boolean allowed, int limitIndex, long remaining, long resetNanos,
       long retryAfterNanos, double score, boolean banned, boolean banApplied) {
+    this(allowed, limitIndex, remaining, resetNanos, retryAfterNanos, score, banned, banApplied,
+        false);
+  }
+
+  private Verdict(boolean allowed, int limitIndex, long remaining, long resetNanos,
+      long retryAfterNanos, double score, boolean banned, boolean banApplied, boolean degraded) {
+    this.degraded = degraded;
     this.allowed = allowed;
     this.limitIndex = limitIndex;
     this.remaining = remaining;
@@ -83,12 +91,23 @@ public final class Verdict {
     return banApplied;
   }
 
+  /** True when a fallback answered because the primary store failed. */
+  public boolean degraded() {
+    return degraded;
+  }
+
+  /** This verdict, marked as answered by a fallback store. */
+  public Verdict asDegraded() {
+    return new Verdict(allowed, limitIndex, remaining, resetNanos, retryAfterNanos, score, banned,
+        banApplied, true);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Verdict v && allowed == v.allowed && limitIndex == v.limitIndex
         && remaining == v.remaining && resetNanos == v.resetNanos
         && retryAfterNanos == v.retryAfterNanos && Double.compare(score, v.score) == 0
-        && banned == v.banned && banApplied == v.banApplied;
+        && banned == v.banned && banApplied == v.banApplied && degraded == v.degraded;
   }
 
   @Override
@@ -101,6 +120,6 @@ public final class Verdict {
     return (allowed ? "allowed" : banned ? "banned" : "refused") + "{limit=" + limitIndex
         + ", remaining=" + remaining + ", reset=" + resetNanos + "ns, retryAfter="
         + retryAfterNanos + "ns" + (Double.isNaN(score) ? "" : ", score=" + score)
-        + (banApplied ? ", banApplied" : "") + "}";
+        + (banApplied ? ", banApplied" : "") + (degraded ? ", degraded" : "") + "}";
   }
 }

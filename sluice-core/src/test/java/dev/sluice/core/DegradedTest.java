@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class DegradedTest {
 
   /** Fails every call, as a store past its deadline does. */
-  static final class DeadStore implements Store {
+  static class DeadStore implements Store {
     @Override
     public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
       throw new StoreException("deadline of 50 ms passed");
@@ -76,6 +76,25 @@ class DegradedTest {
   void shadowDenyRule_doesNotDeny() {
     Rule shadow = rule("s", OnStoreError.DENY).toBuilder().mode(Mode.SHADOW).build();
     assertThat(limiter.check(shadow, who).allowed()).isTrue();
+  }
+
+  @Test
+  void fallbackVerdicts_markTheDecisionDegraded() {
+    Store memory = Store.memory(new FakeTicker(), 100);
+    Store fallingBack = new DeadStore() {
+      @Override
+      public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+        return memory.evaluate(rules, keys, cost).stream().map(Verdict::asDegraded).toList();
+      }
+    };
+    RateLimiter local = RateLimiter.of(fallingBack);
+    Rule one = rule("one", OnStoreError.ALLOW);
+    Decision first = local.check(one, who);
+    Decision second = local.check(one, who);
+    assertThat(first.allowed()).isTrue();
+    assertThat(first.degraded()).isTrue();
+    assertThat(second.allowed()).as("the fallback still limits").isFalse();
+    assertThat(second.degraded()).isTrue();
   }
 
   @Test

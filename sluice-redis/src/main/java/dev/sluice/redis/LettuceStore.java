@@ -302,7 +302,10 @@ final class LettuceStore implements Store {
       out = remoteEvaluate(rules, keys, cost);
     } catch (StoreException e) {
       if (fallback != null) {
-        return fallback.evaluate(rules, keys, cost);
+        List<Verdict> answered = fallback.evaluate(rules, keys, cost);
+        List<Verdict> marked = new java.util.ArrayList<>(answered.size());
+        answered.forEach(v -> marked.add(v.asDegraded()));
+        return marked;
       }
       throw e;
     }
@@ -551,7 +554,7 @@ final class LettuceStore implements Store {
       return verdict(r, 1);
     } catch (StoreException e) {
       if (fallback != null) {
-        return fallback.cooldown(key, policy, event);
+        return fallback.cooldown(key, policy, event).asDegraded();
       }
       throw e;
     }

@@ -87,6 +87,28 @@ class FailureIntegrationTests {
   }
 
   @Test
+  void killed_withALocalFallback_failsLocal_limitedAndMarkedDegraded() {
+    Rule three = Rule.builder("three").limit(Limit.fixedWindow("w", 3, Duration.ofHours(1)))
+        .onStoreError(OnStoreError.ALLOW).build();
+    try (RedisProcess redis = RedisProcess.start();
+        Store store = Stores.connected(RedisStore.builder().uri(redis.uri())
+            .keyPrefix(Stores.uniquePrefix("fallback")).deadline(Duration.ofMillis(DEADLINE_MS))
+            .fallback(Store.memory(dev.sluice.core.Ticker.system(), 1000)).build())) {
+      RateLimiter limiter = RateLimiter.of(store);
+      assertThat(limiter.check(three, Identity.ip("10.0.0.1")).degraded()).isFalse();
+      redis.kill();
+      List<Boolean> allowed = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        Decision d = limiter.check(three, Identity.ip("10.0.0.1"));
+        assertThat(d.degraded()).as("answered by the fallback").isTrue();
+        allowed.add(d.allowed());
+      }
+      // "Fails local" rather than "fails open": the fallback still limits.
+      assertThat(allowed).containsExactly(true, true, true, false, false);
+    }
+  }
+
+  @Test
   void killedAndRestarted_circuitRecoversWithinFiveSeconds() {
     try (RedisProcess redis = RedisProcess.start();
         Store store = Stores.connected(store(redis.uri()))) {

@@ -126,6 +126,18 @@ class GatewayProtectionIntegrationTests {
   }
 
   @Test
+  void stalledBody_isClosedByTheIdleTimeout() throws Exception {
+    GatewaySettings d = GatewaySettings.defaults();
+    start(new GatewaySettings(d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(),
+        Duration.ofMillis(300), d.handshakeTimeout(), d.upstreamConnectTimeout(),
+        d.upstreamResponseTimeout()));
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789");
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
   void keepAliveConnection_servesManyRequests_thenTimesOutWhenIdle() throws Exception {
     start(settings(1 << 20, 16 << 10, Duration.ofSeconds(1)));
     try (RawHttp c = new RawHttp(h.gateway.port())) {

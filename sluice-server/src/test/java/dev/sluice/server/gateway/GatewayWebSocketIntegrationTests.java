@@ -97,6 +97,18 @@ class GatewayWebSocketIntegrationTests {
   }
 
   @Test
+  void upstreamDown_upgradeIs502() throws Exception {
+    ServerConfig c = Fixtures.config(policy(120).build());
+    h = new Fixtures.Harness(c, EchoUpstream.deadPort());
+    assertThatThrownBy(() -> WsClient.connect(h.ws("/socket")))
+        .cause().isInstanceOf(WebSocketHandshakeException.class)
+        .satisfies(e -> assertThat(((WebSocketHandshakeException) e).getResponse().statusCode())
+            .isEqualTo(502));
+    // the refused upgrade gave its connection slot back
+    assertThat(h.events.opened.get()).isZero();
+  }
+
+  @Test
   void oversizedMessage_closes1009() throws Exception {
     start(policy(120).build(), ws(false, 55, 3, null, 65536, null, Map.of(), 0));
     WsClient c = open();

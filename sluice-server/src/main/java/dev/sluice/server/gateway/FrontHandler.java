@@ -59,6 +59,8 @@ final class FrontHandler extends ChannelDuplexHandler {
   private boolean closing;
   private long bodyBytes;
   private ScheduledFuture<?> headTimer;
+  private boolean headArmed;
+  private long headDeadline;
 
   FrontHandler(Snapshot.Source snapshots, GatewayEvents events) {
     this.snapshots = snapshots;
@@ -281,7 +283,7 @@ final class FrontHandler extends ChannelDuplexHandler {
       int code = response.status().code();
       if (code == 101) {
         upgraded = true;
-        cancelHeadTimer();
+        stopHeadTimer();
         releaseHeld();
       } else if (code < 200) {
         interim = true;
@@ -313,21 +315,43 @@ final class FrontHandler extends ChannelDuplexHandler {
     ctx.fireUserEventTriggered(evt);
   }
 
+  /**
+   * Arms the head timeout. One task per connection re-schedules itself, so a busy keep-alive
+   * connection costs a field write per request rather than a timer insert and cancel.
+   */
   private void armHeadTimer(ChannelHandlerContext ctx) {
-    cancelHeadTimer();
     Snapshot s = snapshot != null ? snapshot : snapshots.get();
     long nanos = s.gateway.handshakeTimeout().toNanos();
     if (nanos <= 0) {
+      headArmed = false;
       return;
     }
-    headTimer = ctx.executor().schedule(() -> {
-      if (!inFlight && !upgraded) {
-        ctx.close();
-      }
-    }, nanos, TimeUnit.NANOSECONDS);
+    headArmed = true;
+    headDeadline = System.nanoTime() + nanos;
+    if (headTimer == null) {
+      headTimer = ctx.executor().schedule(() -> headTimeout(ctx), nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void headTimeout(ChannelHandlerContext ctx) {
+    headTimer = null;
+    if (!headArmed || inFlight || upgraded || !ctx.channel().isActive()) {
+      return;
+    }
+    long left = headDeadline - System.nanoTime();
+    if (left > 0) {
+      headTimer = ctx.executor().schedule(() -> headTimeout(ctx), left, TimeUnit.NANOSECONDS);
+      return;
+    }
+    ctx.close();
   }
 
   private void cancelHeadTimer() {
+    headArmed = false;
+  }
+
+  private void stopHeadTimer() {
+    headArmed = false;
     if (headTimer != null) {
       headTimer.cancel(false);
       headTimer = null;
@@ -343,7 +367,7 @@ final class FrontHandler extends ChannelDuplexHandler {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    cancelHeadTimer();
+    stopHeadTimer();
     releaseHeld();
     ctx.fireChannelInactive();
   }

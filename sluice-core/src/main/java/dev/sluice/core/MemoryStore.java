@@ -12,6 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * its own monitor. A check over several keys locks them in key order, so checks never deadlock
  * and no lock is global.
  *
+ * <p>Every 50,000 new keys (fewer for a small cap) one thread drops every fresh state, as seed 000
+ * sweeps full buckets past 50,000 keys, so idle keys do not wait for the cap.
+ *
  * <p>Memory is bounded by {@code maxKeys}. When a new key would pass the cap, one thread sweeps:
  * first it drops every fresh state (full bucket, expired window, zero score, expired ban, which
  * decides exactly like an absent key, so no decision changes); if the map is still above 90% of the
@@ -43,12 +46,16 @@ final class MemoryStore implements Store {
   private final int overflowReserve;
   /** Shared by every rule once even the overflow reserve is used up; never in the map. */
   private final Slot lastResort = new Slot("~overflow");
+  /** Fresh state is also swept every this many new keys, so idle keys go long before the cap. */
+  private final long freshSweepEvery;
+  private final AtomicLong newKeys = new AtomicLong();
 
   MemoryStore(Ticker ticker, int maxKeys) {
     this.ticker = Checks.notNull(ticker, "ticker");
     this.maxKeys = (int) Checks.positive(maxKeys, "maxKeys");
     this.origin = ticker.read();
     this.overflowReserve = Math.max(1, Math.min(64, maxKeys / 10));
+    this.freshSweepEvery = Math.max(1024, Math.min(50_000, maxKeys / 2));
   }
 
   /** Time on the store's timeline: nanoseconds since the store was created. */
@@ -251,6 +258,9 @@ final class MemoryStore implements Store {
         }
       }
     }
+    if (newKeys.incrementAndGet() % freshSweepEvery == 0) {
+      sweep(now, false);
+    }
     Slot created = new Slot(key);
     Slot raced = slots.putIfAbsent(key, created);
     return raced != null ? raced : created;
@@ -258,6 +268,10 @@ final class MemoryStore implements Store {
 
   /** Drops fresh state, then idle state, as described in the class comment. */
   void sweep(long now) {
+    sweep(now, true);
+  }
+
+  private void sweep(long now, boolean full) {
     if (!sweeping.compareAndSet(false, true)) {
       return;
     }
@@ -268,6 +282,9 @@ final class MemoryStore implements Store {
             remove(slot);
           }
         }
+      }
+      if (!full) {
+        return;
       }
       int target = maxKeys - maxKeys / 10;
       if (slots.size() > target) {

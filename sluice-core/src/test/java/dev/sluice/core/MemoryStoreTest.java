@@ -52,6 +52,19 @@ class MemoryStoreTest {
   }
 
   @Test
+  void idleKeys_areSweptLongBeforeTheCap() {
+    Store store = Store.memory(ticker, 1_000_000);
+    RateLimiter limiter = RateLimiter.of(store);
+    for (int i = 0; i < 49_999; i++) {
+      limiter.check(READ, Identity.ip("10.0." + (i >> 8) + "." + (i & 255)));
+    }
+    assertThat(store.size()).isEqualTo(49_999);
+    ticker.advance(Duration.ofSeconds(1));
+    limiter.check(READ, Identity.ip("192.0.2.1"));
+    assertThat(store.size()).as("the 50,000th new key swept the full buckets").isEqualTo(1);
+  }
+
+  @Test
   void capFullOfRefusingKeys_newKeysShareAnOverflowBucket() {
     // A cap of 5 keeps one place for the overflow bucket: four ordinary keys fit.
     Store store = Store.memory(ticker, 5);

@@ -31,7 +31,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * lookups of existing keys, not insertions.
  *
  * <p>{@code sluice} builds the {@link Identity} per call, as an HTTP adapter does;
- * {@code sluiceReusedIdentity} picks from 1,000,000 prebuilt identities.
+ * {@code sluiceReusedIdentity} picks from 1,000,000 prebuilt identities. {@code baselinePickKey}
+ * only picks the key, to show how much of each figure is the machine's memory latency.
  *
  * <p>Run (from the repository root, after
  * {@code mvn -pl sluice-core,sluice-bench -am package -DskipTests}):
@@ -84,6 +85,15 @@ public class DistinctKeysBenchmark {
         throw new IllegalStateException("key " + ips[i] + " was refused");
       }
     }
+  }
+
+  /**
+   * The floor every keyed limiter pays here: pick a random key and read its string (two likely
+   * cache misses), with no limiting at all.
+   */
+  @Benchmark
+  public int baselinePickKey() {
+    return ips[ThreadLocalRandom.current().nextInt(KEYS)].length();
   }
 
   @Benchmark

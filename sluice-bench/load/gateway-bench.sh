@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# Gateway load benchmark (issue 3, "Benchmarks"): wrk on loopback against a trivial upstream.
+#
+#   sudo sluice-bench/load/gateway-bench.sh            # from the repository root, as root
+#
+# Environment (all optional): DURATION=15s WARMUP=8s THREADS=2 CONNECTIONS=64
+#   SERVER_CPU=0 CLIENT_CPU=1   the cores the server under test and the load generator get
+#   JAVA_OPTS                   passed to the sluice JVM (default: none; the JVM picks)
+#   KEEP=1                      keep the work directory (configs, logs, raw wrk output)
+# Results in docs/bench/gateway.md. Takes about 2.5 minutes: 4 targets x (warm-up + run) + starts.
+#
+# What runs, each in turn, every one bound to 127.0.0.1 on a free port:
+#   (a) upstream   nginx, one worker, `return 200 '{"ok":true}'`, keep-alive; hit directly
+#   (b) sluice     `sluice serve` with a token bucket of 1e9 per second on every route (never refuses)
+#   (c) sluice     `sluice serve` with a policy without any rule (passthrough: what (b) aims for)
+#   (d) nginx      proxy_pass to the same upstream, `limit_req` keyed on $binary_remote_addr with a
+#                  rate that never refuses, HTTP/1.1 upstream keep-alive; one worker
+#
+# CPU (the machine has 2 cores; everything is pinned with taskset, and every proxy gets exactly
+# the same): the server under test owns core SERVER_CPU, and wrk runs on core CLIENT_CPU.
+# For (a) the upstream IS the server under test, so it is moved onto SERVER_CPU; for (b)-(d) it
+# moves to CLIENT_CPU, next to wrk, so the proxy alone has its core (the upstream answers from a
+# constant string and costs little). The JVM then sees one processor (its JIT and GC threads share
+# that core too), and nginx proxies with one worker process.
+#
+# Each target gets a warm-up run (not reported; the JVM needs it for the JIT) and then the
+# measured run with the same wrk settings: -t THREADS -c CONNECTIONS -d DURATION --latency.
+# Any non-2xx answer or socket error is reported in the table; a run with refusals is not valid.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DURATION="${DURATION:-15s}"
+WARMUP="${WARMUP:-8s}"
+THREADS="${THREADS:-2}"
+CONNECTIONS="${CONNECTIONS:-64}"
+SERVER_CPU="${SERVER_CPU:-0}"
+CLIENT_CPU="${CLIENT_CPU:-1}"
+
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---- prerequisites ----------------------------------------------------------------------------
+need_apt=()
+command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl)
+if [ "${#need_apt[@]}" -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || die "missing ${need_apt[*]}; run as root to install them with apt-get"
+  log "installing ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+ncpu="$(nproc)"
+[ "$ncpu" -gt "$SERVER_CPU" ] && [ "$ncpu" -gt "$CLIENT_CPU" ] \
+  || die "SERVER_CPU=$SERVER_CPU / CLIENT_CPU=$CLIENT_CPU do not exist on this $ncpu-CPU machine"
+
+jar="$here/sluice-server/target/sluice.jar"
+if [ ! -f "$jar" ]; then
+  log "building $jar"
+  (cd "$here" && mvn -q -B -DskipTests -pl sluice-server -am package)
+fi
+
+# ---- bookkeeping: everything started here is stopped on exit ----------------------------------
+work="$(mktemp -d /tmp/sluice-gateway-bench.XXXXXX)"
+pids=()
+stop_all() {
+  local p
+  for p in "${pids[@]}"; do
+    kill "$p" 2>/dev/null || true
+  done
+  for p in "${pids[@]}"; do
+    wait "$p" 2>/dev/null || true
+  done
+  pids=()
+}
+cleanup() {
+  stop_all
+  if [ "${KEEP:-0}" = 1 ]; then log "work directory kept: $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return
+    fi
+  done
+}
+
+wait_http() { # url [expected status]
+  local i
+  for i in $(seq 200); do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "$1" 2>/dev/null)" = "${2:-200}" ]; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# nginx with its own prefix: no access log, temp files and pid in the work directory.
+nginx_conf() { # name body
+  local dir="$work/$1"
+  mkdir -p "$dir/logs"
+  cat >"$dir/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+master_process on;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 4096; multi_accept on; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  keepalive_timeout 65s;
+  keepalive_requests 1000000;
+$2
+}
+EOF
+  echo "$dir"
+}
+
+start_nginx() { # dir cpu -> pid of the master (workers inherit the affinity)
+  taskset -c "$2" "$NGINX" -p "$1" -c "$1/nginx.conf" -e "$1/logs/error.log" \
+    >"$1/logs/stdout" 2>&1 &
+  echo $!
+}
+
+pin() { # pid cpu: pin a process and all its threads and children
+  local p
+  taskset -a -p -c "$2" "$1" >/dev/null
+  for p in $(pgrep -P "$1" || true); do taskset -a -p -c "$2" "$p" >/dev/null; done
+}
+
+# ---- wrk ---------------------------------------------------------------------------------------
+to_ms() { # 1.23ms | 456.78us | 1.02s -> milliseconds
+  awk -v v="$1" 'BEGIN {
+    if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
+    else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
+    else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v * 1000 }
+    else printf "%s", v }'
+}
+
+declare -A RPS P50 P99 ERRS
+run_wrk() { # name url
+  local name="$1" url="$2" out="$work/wrk-$1.txt"
+  log "$name: warm-up $WARMUP"
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$url" >"$work/warm-$name.txt" 2>&1
+  log "$name: measuring $DURATION"
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$url" >"$out" 2>&1
+  RPS[$name]="$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' "$out")"
+  P50[$name]="$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")"
+  P99[$name]="$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")"
+  local non2xx sock
+  non2xx="$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out")"
+  sock="$(awk '/Socket errors:/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")"
+  ERRS[$name]="$(( ${non2xx:-0} + ${sock:-0} ))"
+  log "$name: ${RPS[$name]} req/s, p50 ${P50[$name]} ms, p99 ${P99[$name]} ms, errors ${ERRS[$name]}"
+}
+
+# ---- the upstream: started once, used by every target -------------------------------------------
+up_port="$(free_port)"
+up_dir="$(nginx_conf upstream "  server {
+    listen 127.0.0.1:$up_port reuseport backlog=4096;
+    location / { default_type application/json; return 200 '{\"ok\":true}'; }
+  }")"
+up_pid="$(start_nginx "$up_dir" "$SERVER_CPU")"
+pids+=("$up_pid")
+wait_http "http://127.0.0.1:$up_port/" || die "the upstream did not start; see $up_dir/logs"
+log "upstream on 127.0.0.1:$up_port (nginx pid $up_pid)"
+
+# (a) direct: the upstream owns the server core.
+pin "$up_pid" "$SERVER_CPU"
+run_wrk direct "http://127.0.0.1:$up_port/"
+pin "$up_pid" "$CLIENT_CPU"
+
+# ---- (b), (c) sluice --------------------------------------------------------------------------
+cat >"$work/never-refuses.yaml" <<'EOF'
+# A token bucket of a billion, refilled a billion per second, on every request: never refuses,
+# but every request is decided and answered with its limit headers.
+version: 1
+rules:
+  huge:
+    limits:
+      - type: token-bucket
+        burst: 1000000000
+        refill: 1000000000
+        period: 1s
+routes:
+  - name: all
+    rules: [huge]
+EOF
+printf '# No rule at all: the gateway only proxies.\nversion: 1\n' >"$work/passthrough.yaml"
+
+run_sluice() { # name policy
+  local port pid
+  port="$(free_port)"
+  # shellcheck disable=SC2086
+  taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "$jar" serve --listen "127.0.0.1:$port" \
+    --upstream "http://127.0.0.1:$up_port" --config "$2" --admin off >"$work/$1.log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  wait_http "http://127.0.0.1:$port/" || die "sluice ($1) did not start; see $work/$1.log"
+  log "$1: sluice on 127.0.0.1:$port (pid $pid); sample response headers:"
+  curl -s -D - -o /dev/null "http://127.0.0.1:$port/" | tr -d '\r' | sed 's/^/    /' >&2
+  run_wrk "$1" "http://127.0.0.1:$port/"
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  pids=("${pids[@]/$pid}")
+}
+run_sluice sluice-limits "$work/never-refuses.yaml"
+run_sluice sluice-passthrough "$work/passthrough.yaml"
+
+# ---- (d) nginx with limit_req -----------------------------------------------------------------
+px_port="$(free_port)"
+px_dir="$(nginx_conf proxy "  limit_req_zone \$binary_remote_addr zone=bench:10m rate=1000000r/s;
+  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
+  server {
+    listen 127.0.0.1:$px_port reuseport backlog=4096;
+    location / {
+      limit_req zone=bench burst=1000000 nodelay;
+      proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection \"\";
+      proxy_set_header Host \$host;
+      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+    }
+  }")"
+px_pid="$(start_nginx "$px_dir" "$SERVER_CPU")"
+pids+=("$px_pid")
+wait_http "http://127.0.0.1:$px_port/" || die "the nginx proxy did not start; see $px_dir/logs"
+log "nginx-limit_req on 127.0.0.1:$px_port (pid $px_pid)"
+run_wrk nginx-limit_req "http://127.0.0.1:$px_port/"
+
+# ---- report -----------------------------------------------------------------------------------
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r + 0 >= g) ? "met" : "missed" }'; }
+
+echo
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (after a $WARMUP warm-up), loopback;" \
+  "server under test on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU; $(nproc) CPUs"
+echo
+echo "| target | requests/s | p50 ms | p99 ms | errors | vs direct | vs sluice passthrough | vs nginx limit_req |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+for t in direct sluice-limits sluice-passthrough nginx-limit_req; do
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "${RPS[$t]}" "${P50[$t]}" \
+    "${P99[$t]}" "${ERRS[$t]}" "$(ratio "${RPS[$t]}" "${RPS[direct]}")" \
+    "$(ratio "${RPS[$t]}" "${RPS[sluice-passthrough]}")" \
+    "$(ratio "${RPS[$t]}" "${RPS[nginx-limit_req]}")"
+done
+own="$(ratio "${RPS[sluice-limits]}" "${RPS[sluice-passthrough]}")"
+ngx="$(ratio "${RPS[sluice-limits]}" "${RPS[nginx-limit_req]}")"
+echo
+echo "goal 1, sluice with limits >= 0.90 x its passthrough: $own ($(verdict "$own" 0.90))"
+echo "goal 2, sluice with limits >= 1.00 x nginx limit_req: $ngx ($(verdict "$ngx" 1.00))"

@@ -16,7 +16,8 @@ import java.util.function.IntFunction;
 
 /**
  * Retained heap per tracked key at 1,000,000 IP keys: Sluice's in-memory store against Bucket4j
- * buckets in a {@link ConcurrentHashMap}, each key checked once with the limit of {@link Peers}.
+ * buckets in a {@link ConcurrentHashMap}, each key checked once with the limit for many keys of
+ * {@link Peers} (so each key holds state that is not fresh, and Sluice's store keeps it).
  *
  * <p>Retained heap is the used heap after full collections with the structure alive, minus the
  * same before it was built. Every key string is made fresh for its insertion and referenced by
@@ -37,7 +38,7 @@ public final class HeapPerKey {
   static final int KEYS = 1_000_000;
 
   private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
-  private static final Function<String, Bucket> NEW_BUCKET = ip -> Peers.bucket4j();
+  private static final Function<String, Bucket> NEW_BUCKET = ip -> Peers.bucket4jKeyed();
 
   private HeapPerKey() {}
 
@@ -45,7 +46,7 @@ public final class HeapPerKey {
     System.out.printf(Locale.ROOT, "%s %s, max heap %d MiB, %,d keys%n",
         System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
         Runtime.getRuntime().maxMemory() >> 20, KEYS);
-    Rule rule = Peers.sluiceRule();
+    Rule rule = Peers.sluiceKeyedRule();
     // One warm-up round so class loading and JIT metadata are not charged to the first line.
     measure("warm-up", n -> fillSluice(rule, 10_000), 10_000);
     measure("warm-up", n -> fillBucket4j(10_000), 10_000);

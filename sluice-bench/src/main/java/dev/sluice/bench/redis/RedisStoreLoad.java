@@ -69,7 +69,7 @@ import java.util.function.Supplier;
 public final class RedisStoreLoad {
 
   private static final int SLUICE_BURST = 1_000;
-  private static final Duration SLUICE_PERIOD = Duration.ofHours(1);
+  private static final Duration SLUICE_PERIOD = Duration.ofDays(1);
 
   private RedisStoreLoad() {}
 

@@ -26,6 +26,8 @@ public final class Policy {
   private final List<Rule> global;
   private final Map<String, Source> dimensions;
   private final ClientAddressResolver clientAddress;
+  /** Per route, in order: its rules followed by the global ones, built once. */
+  private final List<List<Rule>> selections;
 
   private Policy(Builder b) {
     this.rules = Map.copyOf(b.rules);
@@ -37,6 +39,15 @@ public final class Policy {
       g.add(rules.get(name));
     }
     this.global = List.copyOf(g);
+    this.selections = new ArrayList<>(routes.size());
+    for (Route route : routes) {
+      List<Rule> selected = new ArrayList<>(route.rules().size() + global.size());
+      for (String name : route.rules()) {
+        selected.add(rules.get(name));
+      }
+      selected.addAll(global);
+      selections.add(List.copyOf(selected));
+    }
   }
 
   public static Builder builder() {
@@ -49,24 +60,16 @@ public final class Policy {
     String[] path = PathPattern.normalize(request.path());
     boolean upgrade = request.websocketUpgrade();
     Route matched = null;
-    for (Route route : routes) {
-      if (route.matches(method, path, upgrade)) {
-        matched = route;
+    List<Rule> selected = global;
+    for (int i = 0; i < routes.size(); i++) {
+      if (routes.get(i).matches(method, path, upgrade)) {
+        matched = routes.get(i);
+        selected = selections.get(i);
         break;
       }
     }
     if (matched != null && matched.exempt()) {
       return Check.exemptCheck();
-    }
-    List<Rule> selected;
-    if (matched == null || matched.rules().isEmpty()) {
-      selected = global;
-    } else {
-      selected = new ArrayList<>(matched.rules().size() + global.size());
-      for (String name : matched.rules()) {
-        selected.add(rules.get(name));
-      }
-      selected.addAll(global);
     }
     return Check.of(selected, identify(request, selected), matched == null ? 1 : matched.cost(),
         matched == null ? null : matched.name());

@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * its own monitor. A check over several keys locks them in key order, so checks never deadlock
  * and no lock is global.
  *
- * <p>Every 50,000 new keys (fewer for a small cap) one thread drops every fresh state, as seed 000
- * sweeps full buckets past 50,000 keys, so idle keys do not wait for the cap.
+ * <p>After 50,000 new keys (fewer for a small cap) one thread drops every fresh state, as seed 000
+ * sweeps full buckets past 50,000 keys, so idle keys do not wait for the cap; the next such sweep
+ * waits for as many new keys as half the map holds, so the cost per new key stays constant.
  *
  * <p>Memory is bounded by {@code maxKeys}. When a new key would pass the cap, one thread sweeps:
  * first it drops every fresh state (full bucket, expired window, zero score, expired ban, which
@@ -49,6 +50,7 @@ final class MemoryStore implements Store {
   /** Fresh state is also swept every this many new keys, so idle keys go long before the cap. */
   private final long freshSweepEvery;
   private final AtomicLong newKeys = new AtomicLong();
+  private volatile long nextFreshSweep;
 
   MemoryStore(Ticker ticker, int maxKeys) {
     this.ticker = Checks.notNull(ticker, "ticker");
@@ -56,6 +58,7 @@ final class MemoryStore implements Store {
     this.origin = ticker.read();
     this.overflowReserve = Math.max(1, Math.min(64, maxKeys / 10));
     this.freshSweepEvery = Math.max(1024, Math.min(50_000, maxKeys / 2));
+    this.nextFreshSweep = freshSweepEvery;
   }
 
   /** Time on the store's timeline: nanoseconds since the store was created. */
@@ -258,7 +261,7 @@ final class MemoryStore implements Store {
         }
       }
     }
-    if (newKeys.incrementAndGet() % freshSweepEvery == 0) {
+    if (newKeys.incrementAndGet() >= nextFreshSweep) {
       sweep(now, false);
     }
     Slot created = new Slot(key);
@@ -283,6 +286,9 @@ final class MemoryStore implements Store {
           }
         }
       }
+      // The next fresh sweep waits for as many new keys as half the map holds, so sweeps cost
+      // O(1) per new key however large the map grows.
+      nextFreshSweep = newKeys.get() + Math.max(freshSweepEvery, slots.size() / 2);
       if (!full) {
         return;
       }

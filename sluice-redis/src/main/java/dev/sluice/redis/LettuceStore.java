@@ -17,8 +17,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.api.async.RedisServerAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -42,6 +41,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -72,8 +72,20 @@ final class LettuceStore implements Store {
   private volatile boolean closed;
   private boolean warnedUnreachable;
 
-  private record Conn(RedisScriptingAsyncCommands<String, String> scripts,
-      RedisServerAsyncCommands<String, String> server, StatefulConnection<String, String> raw) {}
+  // Redis 7 functions (see Scripts): READY once the library is loaded on the server (every
+  // master of a cluster); until then, after a FUNCTION FLUSH, and forever on a server without
+  // FUNCTION (UNSUPPORTED), calls go through EVALSHA.
+  private static final int LIBRARY_MISSING = 0;
+  private static final int LIBRARY_READY = 1;
+  private static final int LIBRARY_UNSUPPORTED = 2;
+  private static final long LIBRARY_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private final boolean useFunctions;
+  private volatile int library = LIBRARY_MISSING;
+  private final AtomicBoolean loadingLibrary = new AtomicBoolean();
+  private volatile long nextLibraryLoad;
+
+  private record Conn(RedisClusterAsyncCommands<String, String> cmd,
+      StatefulConnection<String, String> raw) {}
 
   LettuceStore(RedisStore.Builder b) {
     this.endpoint = b.endpoint;
@@ -88,6 +100,7 @@ final class LettuceStore implements Store {
     this.maxInFlight = b.maxInFlight;
     this.inFlight = new Semaphore(b.maxInFlight);
     this.pinned = b.pinnedMicros;
+    this.useFunctions = b.functions;
 
     this.resources = ClientResources.builder()
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2,
@@ -144,15 +157,22 @@ final class LettuceStore implements Store {
       Conn c;
       if (client instanceof RedisClusterClient cluster) {
         StatefulRedisClusterConnection<String, String> sc = cluster.connect(StringCodec.UTF8);
-        c = new Conn(sc.async(), sc.async(), sc);
+        c = new Conn(sc.async(), sc);
       } else {
         StatefulRedisConnection<String, String> sc =
             ((RedisClient) client).connect(StringCodec.UTF8, endpoint.uris().get(0));
-        c = new Conn(sc.async(), sc.async(), sc);
+        c = new Conn(sc.async(), sc);
       }
       if (closed) {
         c.raw().close();
         return;
+      }
+      try {
+        loadLibrary(c).get(HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // Calls use EVALSHA meanwhile; the next calls retry the load.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
       conn = c;
       LOG.log(System.Logger.Level.INFO, "sluice-redis: connected to {0}", endpoint);
@@ -267,18 +287,98 @@ final class LettuceStore implements Store {
     }
   }
 
-  /** EVALSHA, falling back to EVAL (which also reloads the script) on NOSCRIPT. */
-  private static <T> CompletableFuture<T> script(RedisScriptingAsyncCommands<String, String> cmd,
-      Scripts.Script s, ScriptOutputType type, String[] keys, String[] args) {
-    CompletableFuture<T> first = cmd.<T>evalsha(s.sha(), type, keys, args).toCompletableFuture();
+  /**
+   * Runs one entry point: FCALL when the library is loaded, else EVALSHA. A missing library
+   * (FUNCTION FLUSH, a restart without persistence, a new cluster node) or a missing script
+   * (SCRIPT FLUSH) costs that call one more round trip and is reloaded; callers never see it.
+   */
+  private <T> CompletableFuture<T> run(Conn c, Scripts.Script s, ScriptOutputType type,
+      String[] keys, String[] args) {
+    if (library != LIBRARY_READY) {
+      if (library == LIBRARY_MISSING && useFunctions && ticker.read() - nextLibraryLoad >= 0) {
+        loadLibrary(c);
+      }
+      return evalsha(c, s, type, keys, args);
+    }
+    CompletableFuture<T> first = c.cmd().<T>fcall(s.function(), type, keys, args)
+        .toCompletableFuture();
     return first.exceptionallyCompose(e -> {
-      Throwable cause = e instanceof CompletionException && e.getCause() != null
-          ? e.getCause() : e;
-      if (cause instanceof RedisNoScriptException
-          || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
-        return cmd.<T>eval(s.body(), type, keys, args).toCompletableFuture();
+      Throwable cause = unwrap(e);
+      if (cause.getMessage() != null && cause.getMessage().contains("Function not found")) {
+        library = LIBRARY_MISSING;
+        loadLibrary(c);
+        return evalsha(c, s, type, keys, args);
       }
       return CompletableFuture.failedFuture(cause);
+    });
+  }
+
+  /** EVALSHA, falling back to EVAL (which also reloads the script) on NOSCRIPT. */
+  private static <T> CompletableFuture<T> evalsha(Conn c, Scripts.Script s,
+      ScriptOutputType type, String[] keys, String[] args) {
+    CompletableFuture<T> first = c.cmd().<T>evalsha(s.sha(), type, keys, args)
+        .toCompletableFuture();
+    return first.exceptionallyCompose(e -> {
+      Throwable cause = unwrap(e);
+      if (cause instanceof RedisNoScriptException
+          || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+        return c.cmd().<T>eval(s.body(), type, keys, args).toCompletableFuture();
+      }
+      return CompletableFuture.failedFuture(cause);
+    });
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+
+  /**
+   * FUNCTION LOAD of the library (on every master of a cluster), one load at a time and at most
+   * one attempt per second. "Already exists" is success: the name is a digest of the code. A
+   * server that does not know FUNCTION (Redis 6 and older) is never asked again.
+   */
+  private CompletableFuture<Void> loadLibrary(Conn c) {
+    if (!useFunctions || library == LIBRARY_UNSUPPORTED || !loadingLibrary.compareAndSet(false,
+        true)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    nextLibraryLoad = ticker.read() + LIBRARY_RETRY_NANOS;
+    List<CompletableFuture<String>> loads = new ArrayList<>();
+    try {
+      if (c.raw() instanceof StatefulRedisClusterConnection<String, String> sc) {
+        loads.addAll(Arrays.asList(sc.async().upstream().commands()
+            .functionLoad(Scripts.LIBRARY).futures()));
+      } else {
+        loads.add(c.cmd().functionLoad(Scripts.LIBRARY).toCompletableFuture());
+      }
+    } catch (RuntimeException e) {
+      loadingLibrary.set(false);
+      return CompletableFuture.failedFuture(e);
+    }
+    List<CompletableFuture<Boolean>> loaded = new ArrayList<>(loads.size());
+    for (CompletableFuture<String> f : loads) {
+      loaded.add(f.handle((ok, e) -> {
+        if (e == null) {
+          return true;
+        }
+        String m = String.valueOf(unwrap(e).getMessage());
+        if (m.contains("already exists")) {
+          return true;
+        }
+        if (m.contains("unknown command")) {
+          library = LIBRARY_UNSUPPORTED;
+          LOG.log(System.Logger.Level.INFO, "sluice-redis: {0} has no FUNCTION command "
+              + "(Redis < 7); using EVALSHA", endpoint);
+        }
+        return false;
+      }));
+    }
+    return CompletableFuture.allOf(loaded.toArray(CompletableFuture[]::new)).thenRun(() -> {
+      boolean all = !loaded.isEmpty() && loaded.stream().allMatch(CompletableFuture::join);
+      if (all) {
+        library = LIBRARY_READY;
+      }
+      loadingLibrary.set(false);
     });
   }
 
@@ -349,6 +449,12 @@ final class LettuceStore implements Store {
 
   private List<Verdict> remoteEvaluate(List<Rule> rules, List<String> keys, long cost) {
     int n = rules.size();
+    if (n == 1) {
+      RuleCodec.Bucket b = codec.encode(rules.get(0)).bucket();
+      if (b != null && cost > 0 && cost < TWO53 / b.intervalMicros()) {
+        return List.of(bucket(b, keys.get(0), cost));
+      }
+    }
     String costArg = Long.toString(cost);
     List<List<Integer>> slots = partition(keys);
     List<Group> groups = new ArrayList<>(slots.size());
@@ -360,7 +466,7 @@ final class LettuceStore implements Store {
       List<CompletableFuture<List<Object>>> fs = new ArrayList<>(groups.size());
       for (Group g : groups) {
         String[] args = withHeader(g.args, clock, costArg, Integer.toString(g.index.size()));
-        fs.add(script(c.scripts(), Scripts.EVALUATE, ScriptOutputType.MULTI,
+        fs.add(run(c, Scripts.EVALUATE, ScriptOutputType.MULTI,
             g.keys.toArray(String[]::new), args));
       }
       if (fs.size() == 1) {
@@ -392,6 +498,25 @@ final class LettuceStore implements Store {
       refund(rules, keys, cost, groups, out);
     }
     return Arrays.asList(out);
+  }
+
+  private static final long TWO53 = 1L << 53;
+
+  /** bucket.lua: one integer back, decoded with the rule's parameters (see there). */
+  private Verdict bucket(RuleCodec.Bucket b, String key, long cost) {
+    String[] k = {ruleKey(key)};
+    String[] a = {clockArg(), Long.toString(cost), b.prefix(), b.cap(), b.interval()};
+    long r = call("evaluate", c -> this.<Long>run(c, Scripts.BUCKET, ScriptOutputType.INTEGER,
+        k, a));
+    long cap = b.capMicros();
+    long interval = b.intervalMicros();
+    if (r >= 0) {
+      return Verdict.allowed(0, Math.floorDiv(cap - r, interval), r * 1000L, Double.NaN);
+    }
+    long backlog = -1 - r;
+    long retry = backlog + cost * interval - cap;
+    return Verdict.refused(0, Math.max(0, Math.floorDiv(cap - backlog, interval)),
+        backlog * 1000L, retry * 1000L, Double.NaN, false);
   }
 
   /** Indices of the rules per hash slot; one group on a standalone server. */
@@ -446,7 +571,7 @@ final class LettuceStore implements Store {
         for (Group r : refunds) {
           String[] args = withHeader(r.args, clock, Long.toString(r.now), costArg,
               Integer.toString(r.index.size()));
-          fs.add(script(c.scripts(), Scripts.REFUND, ScriptOutputType.INTEGER,
+          fs.add(run(c, Scripts.REFUND, ScriptOutputType.INTEGER,
               r.keys.toArray(String[]::new), args));
         }
         return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new));
@@ -531,8 +656,7 @@ final class LettuceStore implements Store {
     String[] keys = {ruleKey(key) + ":z"};
     String[] args = {clockArg(), op, Long.toString(id), Integer.toString(max),
         Long.toString(RuleCodec.micros(ttlNanos))};
-    return call(what, c -> script(c.scripts(), Scripts.LEASES, ScriptOutputType.INTEGER, keys,
-        args));
+    return call(what, c -> run(c, Scripts.LEASES, ScriptOutputType.INTEGER, keys, args));
   }
 
   @Override
@@ -549,7 +673,7 @@ final class LettuceStore implements Store {
         Long.toString(RuleCodec.micros(policy.cooldown().toNanos())),
         Long.toString(RuleCodec.micros(policy.maxCooldown().toNanos()))};
     try {
-      List<Object> r = call("cooldown", c -> script(c.scripts(), Scripts.COOLDOWN,
+      List<Object> r = call("cooldown", c -> run(c, Scripts.COOLDOWN,
           ScriptOutputType.MULTI, keys, args));
       return verdict(r, 1);
     } catch (StoreException e) {
@@ -563,7 +687,7 @@ final class LettuceStore implements Store {
   /** Keys in the Redis database (all of them, not only Sluice's; summed over a cluster). */
   @Override
   public long size() {
-    return call("size", c -> c.server().dbsize().toCompletableFuture());
+    return call("size", c -> c.cmd().dbsize().toCompletableFuture());
   }
 
   @Override

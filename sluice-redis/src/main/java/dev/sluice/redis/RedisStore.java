@@ -58,6 +58,7 @@ public final class RedisStore {
     int maxInFlight = 1024;
     Ticker ticker = Ticker.system();
     LongSupplier pinnedMicros;
+    boolean functions = true;
 
     private Builder() {}
 
@@ -141,6 +142,15 @@ public final class RedisStore {
      */
     Builder pinnedClock(LongSupplier micros) {
       this.pinnedMicros = micros;
+      return this;
+    }
+
+    /**
+     * Whether to use Redis 7 functions when the server has them (default true); false keeps to
+     * EVALSHA. Tests only: both paths run the same Lua.
+     */
+    Builder functions(boolean use) {
+      this.functions = use;
       return this;
     }
 

@@ -16,8 +16,23 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class RuleCodec {
 
-  /** One rule's arguments and the number of extra keys (sliding logs) it needs. */
-  record Encoded(String[] args, int logs) {}
+  /**
+   * One rule's arguments and the number of extra keys (sliding logs) it needs; {@code bucket} is
+   * {signature, burst, interval} when the rule has the shape of bucket.lua's fast path (one
+   * token bucket, no ban), else null.
+   */
+  record Encoded(String[] args, int logs, Bucket bucket) {}
+
+  /**
+   * bucket.lua's parameters: the state prefix {@code signature,0,}, and burst × interval and the
+   * interval in microseconds, both as strings for the script and as numbers to decode its
+   * one-integer reply. Only for rules whose products stay below 2^53, where Lua's doubles are
+   * exact integers.
+   */
+  record Bucket(String prefix, String cap, String interval, long capMicros,
+      long intervalMicros) {}
+
+  private static final long TWO53 = 1L << 53;
 
   private static final int MAX_CACHED = 4096;
 
@@ -87,12 +102,25 @@ final class RuleCodec {
       perLimit[4 * j + 3] = Long.toString(c);
       layout.append(kind).append(a).append('/').append(b).append('/').append(c).append(';');
     }
+    long ban = micros(rule.ban().toNanos());
+    String sig = signature(layout);
     args.add(rule.mode() == Mode.ENFORCE ? "1" : "0");
-    args.add(Long.toString(micros(rule.ban().toNanos())));
-    args.add(signature(layout));
+    args.add(Long.toString(ban));
+    args.add(sig);
     args.add(Integer.toString(limits.size()));
     args.addAll(List.of(perLimit));
-    return new Encoded(args.toArray(String[]::new), logs);
+    // The mode does not matter on the fast path: one rule alone decides its own check, and
+    // without a ban a refusal writes nothing either way.
+    Bucket bucket = null;
+    if (limits.size() == 1 && "T".equals(perLimit[0]) && ban == 0) {
+      long burst = limits.get(0).capacity();
+      long interval = micros(limits.get(0).periodNanos());
+      if (interval > 0 && burst < TWO53 / interval) {
+        bucket = new Bucket(sig + ",0,", Long.toString(burst * interval),
+            Long.toString(interval), burst * interval, interval);
+      }
+    }
+    return new Encoded(args.toArray(String[]::new), logs, bucket);
   }
 
   /** A short digest of the limits' layout (64-bit FNV-1a), like MemoryStore's layout check. */

@@ -1,4 +1,9 @@
--- Shared by every Sluice script (prepended when the script is loaded).
+-- Shared by every Sluice script. Scripts.java assembles these files twice: as one Redis 7
+-- function library (FUNCTION LOAD once, then FCALL: the helpers below are created once per
+-- library load, not on every call) and as one EVAL script per entry point (the fallback for
+-- servers without FUNCTION). Each entry point is a local function of (KEYS, ARGV), so the same
+-- text runs both ways. Library code must not create globals, and upvalues outlive a call: every
+-- entry point starts with clock(), which sets PINNED afresh.
 --
 -- Time is microseconds from the Redis server's TIME (about 1.7e15 today, exact in a Lua double,
 -- whose integers are exact up to 2^53 = 9.0e15). The Java stores count nanoseconds; the client
@@ -8,10 +13,6 @@
 --  * numbers written to Redis go through fmt ('%d' formats the full 64-bit integer);
 --  * numbers returned to the client are integer replies, never strings;
 --  * a * b / c and a / b go through exact integer helpers below, never plain '/'.
--- Redis 7 replicates a script's effects, so reading TIME before writing is allowed; on Redis 5
--- and 6 we ask for it explicitly.
-if redis.replicate_commands then pcall(redis.replicate_commands) end
-
 local TWO53 = 9007199254740992
 
 -- Tests may pin the clock to replay a trace (RedisStore.Builder#pinnedClock); production never
@@ -23,6 +24,7 @@ local function clock(pinned)
     PINNED = true
     return tonumber(pinned)
   end
+  PINNED = false
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end

@@ -17,7 +17,7 @@
 
 local FIELDS = {T = 1, F = 2, W = 3, L = 1, S = 4}
 
-local function parse_rules(first, count)
+local function parse_rules(KEYS, ARGV, first, count)
   local rules = {}
   local a, k = first, 1
   for i = 1, count do

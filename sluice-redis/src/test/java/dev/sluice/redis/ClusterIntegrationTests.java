@@ -52,7 +52,7 @@ class ClusterIntegrationTests {
         .deadline(Duration.ofSeconds(2)).build())) {
       RateLimiter limiter = RateLimiter.of(store);
       long errorsBefore = crossSlotErrors(cluster);
-      long callsBefore = cluster.calls("evalsha");
+      long callsBefore = cluster.scriptCalls();
       int refused = 0;
       for (int i = 0; i < 1500; i++) {
         Identity id = Identity.ip("10.0." + (i % 20) + ".1").with("user", "u" + (i % 20))
@@ -63,7 +63,7 @@ class ClusterIntegrationTests {
       }
       assertThat(refused).as("refusals (the rule must bite)").isPositive();
       assertThat(crossSlotErrors(cluster) - errorsBefore).isZero();
-      assertThat(cluster.calls("evalsha") - callsBefore).as("EVALSHA per check")
+      assertThat(cluster.scriptCalls() - callsBefore).as("FCALL (or EVALSHA) per check")
           .isEqualTo(1500);
     }
   }
@@ -91,7 +91,7 @@ class ClusterIntegrationTests {
         }
       }
       RateLimiter limiter = RateLimiter.of(store);
-      long evalBefore = cluster.calls("evalsha") + cluster.calls("eval");
+      long evalBefore = cluster.scriptCalls();
       for (int i = 0; i < 10; i++) {
         Decision d = limiter.check(List.of(perIp, perUser), id, 1);
         assertThat(d.degraded()).isFalse();
@@ -100,7 +100,7 @@ class ClusterIntegrationTests {
           assertThat(d.rule()).isEqualTo("per-user");
         }
       }
-      assertThat(cluster.calls("evalsha") + cluster.calls("eval") - evalBefore)
+      assertThat(cluster.scriptCalls() - evalBefore)
           .as("2 slot scripts per check + 1 refund per refused check (+ first loads)")
           .isBetween(20L + 7, 20L + 7 + 6);
       for (int i = 0; i < 7; i++) {

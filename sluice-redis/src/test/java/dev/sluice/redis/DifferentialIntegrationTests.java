@@ -51,6 +51,27 @@ class DifferentialIntegrationTests {
     }
   }
 
+  /**
+   * The token-bucket fast path (bucket.lua: one rule, one token bucket, no ban) against the
+   * memory store, interleaved with multi-rule checks that read and write the same keys through
+   * evaluate.lua, so the two paths must agree on the state they share.
+   */
+  @Test
+  void standalone_agreesOnTheTokenBucketFastPath() {
+    for (long seed = 301; seed <= 303; seed++) {
+      replay(Servers.standalone().uri(), seed, 2500, 0, new int[] {0}, true, true);
+    }
+    replay(Servers.standalone().uri(), 304, 1500, 1_760_000_000_123_456L, new int[] {0}, true,
+        true);
+  }
+
+  /** The EVALSHA path (servers without Redis 7 functions) runs the same Lua. */
+  @Test
+  void standalone_withoutFunctions_agreesWithMemoryStore() {
+    replay(Servers.standalone().uri(), 401, 2000, 0, new int[] {0, 1, 2, 3, 4}, false, false);
+    replay(Servers.standalone().uri(), 301, 2500, 0, new int[] {0}, false, true);
+  }
+
   @Test
   void everyKeyHasATtl_afterATrace() {
     RedisProcess redis = Servers.standalone();
@@ -71,16 +92,26 @@ class DifferentialIntegrationTests {
   }
 
   static String replay(String uri, long seed, int steps, long baseMicros, int[] kinds) {
+    return replay(uri, seed, steps, baseMicros, kinds, true, false);
+  }
+
+  /**
+   * {@code buckets}: every rule but the first (which always has a ban) is one limit of the given
+   * kinds without a ban, the fast path's shape when the kinds are {0}.
+   */
+  static String replay(String uri, long seed, int steps, long baseMicros, int[] kinds,
+      boolean functions, boolean buckets) {
     AtomicLong nanos = new AtomicLong();
     String prefix = Stores.uniquePrefix("diff" + seed);
     Store memory = Store.memory(nanos::get, 1_000_000);
     try (Store redis = Stores.connected(RedisStore.builder().uri(uri).keyPrefix(prefix)
-        .deadline(Duration.ofSeconds(5)).refusalCacheSize(0)
+        .deadline(Duration.ofSeconds(5)).refusalCacheSize(0).functions(functions)
         .pinnedClock(() -> baseMicros + nanos.get() / 1000).build())) {
       Random rnd = new Random(seed);
       List<Rule> rules = new ArrayList<>();
       for (int r = 0; r < 6; r++) {
-        rules.add(randomRule(rnd, "r" + r, r == 0, kinds));
+        rules.add(buckets && r > 0 ? singleLimitRule(rnd, "r" + r, kinds)
+            : randomRule(rnd, "r" + r, r == 0, kinds));
       }
       String[] ids = {"a", "1.2.3.4", "x:y"};
       List<String> log = new ArrayList<>();
@@ -161,6 +192,15 @@ class DifferentialIntegrationTests {
       b.ban(Duration.ofNanos(1000L * (1000 + rnd.nextInt(100_000))));
     }
     if (!banned && rnd.nextInt(10) < 2) {
+      b.mode(Mode.SHADOW);
+    }
+    return b.build();
+  }
+
+  static Rule singleLimitRule(Random rnd, String name, int[] kinds) {
+    Rule.Builder b = Rule.builder(name)
+        .limit(randomLimit(rnd, "l0", kinds[rnd.nextInt(kinds.length)]));
+    if (rnd.nextInt(10) < 2) {
       b.mode(Mode.SHADOW);
     }
     return b.build();

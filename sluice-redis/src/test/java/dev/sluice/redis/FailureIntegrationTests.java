@@ -130,17 +130,41 @@ class FailureIntegrationTests {
     }
   }
 
+  /** EVALSHA path (functions off): SCRIPT FLUSH every 100 checks. */
   @Test
   void scriptFlush_midRun_noErrorReachesACaller() throws Exception {
+    Rule rule = Rule.builder("flush")
+        .limit(Limit.slidingLog("log", 3000, Duration.ofHours(1)))
+        .limit(Limit.score("score", 6000, 1, Duration.ofHours(1)))
+        .build();
+    flushMidRun(false, rule, List.of("SCRIPT FLUSH"));
+  }
+
+  /**
+   * FCALL path: FUNCTION FLUSH and SCRIPT FLUSH in turn every 100 checks, on the general script
+   * and on the token-bucket fast path; each flush of the library sends calls to EVALSHA (and a
+   * flushed script to EVAL) while the library is reloaded.
+   */
+  @Test
+  void functionFlush_midRun_noErrorReachesACaller() throws Exception {
+    Rule general = Rule.builder("fflush")
+        .limit(Limit.slidingLog("log", 3000, Duration.ofHours(1)))
+        .limit(Limit.score("score", 6000, 1, Duration.ofHours(1)))
+        .build();
+    flushMidRun(true, general, List.of("FUNCTION FLUSH", "SCRIPT FLUSH"));
+    Rule bucket = Rule.builder("bflush")
+        .limit(Limit.tokenBucket("bucket", 3000, 1, Duration.ofHours(1)))
+        .build();
+    flushMidRun(true, bucket, List.of("FUNCTION FLUSH", "SCRIPT FLUSH"));
+  }
+
+  private static void flushMidRun(boolean functions, Rule rule, List<String> flushes)
+      throws Exception {
     try (RedisProcess redis = RedisProcess.start();
         Store store = Stores.connected(RedisStore.builder().uri(redis.uri())
             .keyPrefix(Stores.uniquePrefix("flush")).deadline(Duration.ofSeconds(2))
-            .build())) {
+            .functions(functions).build())) {
       RateLimiter limiter = RateLimiter.of(store);
-      Rule rule = Rule.builder("flush")
-          .limit(Limit.slidingLog("log", 3000, Duration.ofHours(1)))
-          .limit(Limit.score("score", 6000, 1, Duration.ofHours(1)))
-          .build();
       AtomicInteger attempts = new AtomicInteger();
       AtomicInteger allowed = new AtomicInteger();
       AtomicInteger degraded = new AtomicInteger();
@@ -155,12 +179,13 @@ class FailureIntegrationTests {
           }
         }));
       }
-      int flushes = 0;
+      int flushed = 0;
       int next = 100;
       while (attempts.get() < 4000) {
         if (attempts.get() >= next) {
-          assertThat(redis.cmd("SCRIPT", "FLUSH")).isEqualTo("+OK");
-          flushes++;
+          String[] command = flushes.get(flushed % flushes.size()).split(" ");
+          assertThat(redis.cmd(command)).isEqualTo("+OK");
+          flushed++;
           next += 100;
         }
         Thread.onSpinWait();
@@ -169,9 +194,15 @@ class FailureIntegrationTests {
         f.get(60, TimeUnit.SECONDS);
       }
       pool.shutdown();
-      assertThat(flushes).isGreaterThan(20);
+      assertThat(flushed).isGreaterThan(20);
       assertThat(degraded).hasValue(0);
       assertThat(allowed).hasValue(3000);
+      if (functions) {
+        assertThat(redis.calls("fcall")).as("FCALLs (the library was reloaded)")
+            .isGreaterThan(0);
+      } else {
+        assertThat(redis.calls("fcall")).isZero();
+      }
     }
   }
 

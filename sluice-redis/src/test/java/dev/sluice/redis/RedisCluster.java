@@ -117,6 +117,15 @@ final class RedisCluster implements AutoCloseable {
     return sum;
   }
 
+  /** FCALL + EVALSHA + EVAL calls on every node: the store's round trips. */
+  long scriptCalls() {
+    long sum = 0;
+    for (RedisProcess p : nodes) {
+      sum += p.scriptCalls();
+    }
+    return sum;
+  }
+
   @Override
   public void close() {
     for (RedisProcess p : nodes) {

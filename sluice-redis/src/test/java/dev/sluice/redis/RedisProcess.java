@@ -278,6 +278,11 @@ final class RedisProcess implements AutoCloseable {
     return 0;
   }
 
+  /** FCALL + EVALSHA + EVAL calls: the store's round trips (its only commands on checks). */
+  long scriptCalls() {
+    return calls("fcall") + calls("evalsha") + calls("eval");
+  }
+
   static void pause(long millis) {
     try {
       Thread.sleep(millis);

@@ -117,10 +117,4 @@ final class RedisStats {
     });
     return sb.toString().trim();
   }
-
-  static Map<String, Long> mapOf(String command, long count) {
-    Map<String, Long> m = new HashMap<>();
-    m.put(command, count);
-    return m;
-  }
 }

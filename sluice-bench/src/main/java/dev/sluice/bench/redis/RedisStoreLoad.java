@@ -49,7 +49,7 @@ import java.util.function.Supplier;
  * of starting a private one (its statistics are reset with {@code CONFIG RESETSTAT}; its data is
  * left alone: every key is under a fresh prefix); {@code --redis-server PATH} picks the binary.
  *
- * <p>The limit, in both libraries: a token bucket of 1,000 refilled at 1,000 per hour, on
+ * <p>The limit, in both libraries: a token bucket of 1,000 refilled at 1,000 per day, on
  * {@code --keys} keys picked uniformly at random, so every key exists after the warm-up, is
  * updated on each visit, and never runs dry: every decision takes the "allowed" path. Each
  * library uses one Lettuce connection shared by all threads, and each thread makes blocking
@@ -63,7 +63,7 @@ import java.util.function.Supplier;
  * and redis-server process CPU per decision from {@code INFO cpu} (user + sys: command time plus
  * network reads, writes and the event loop).
  *
- * <p>The flood: one key with a bucket of 10 per hour, already empty, hammered by every thread.
+ * <p>The flood: one key with a bucket of 10 per day, already empty, hammered by every thread.
  * Sluice's store keeps its local refusal cache (on by default); Bucket4j has none.
  */
 public final class RedisStoreLoad {
@@ -179,7 +179,7 @@ public final class RedisStoreLoad {
       measure(bucket4jFlood, b, admin, threads, floodSeconds, 1, 1);
     }
     System.out.println();
-    System.out.println("Refused-key flood (one key, bucket of 10 per hour, already empty):");
+    System.out.println("Refused-key flood (one key, bucket of 10 per day, already empty):");
     System.out.println(Result.HEADER);
     System.out.println(sluiceFlood.row());
     System.out.println(bucket4jFlood.row());
@@ -351,7 +351,12 @@ public final class RedisStoreLoad {
     Map<String, Long> sent = s.sent();
     long sentCalls;
     if (sent == null) {
-      sent = RedisStats.mapOf("fcall", after.calls("fcall"));
+      sent = new java.util.HashMap<>();
+      for (String c : RedisStats.SCRIPT_COMMANDS) {
+        if (after.calls(c) > 0) {
+          sent.put(c, after.calls(c));
+        }
+      }
       sentCalls = after.scriptCalls();
     } else {
       sentCalls = sent.values().stream().mapToLong(Long::longValue).sum();
@@ -361,7 +366,8 @@ public final class RedisStoreLoad {
     one.commandMicros = after.commandMicros(sent);
     one.cpuSeconds = after.cpuSeconds - before.cpuSeconds;
     one.degraded = s.degraded() - degradedBefore;
-    System.out.printf(Locale.ROOT, "round %d %s%n  %s%n", round, one.row(), after.describe());
+    System.out.printf(Locale.ROOT, "round %d %s%n  client sent %s%n  redis ran %s%n", round,
+        one.row(), new java.util.TreeMap<>(sent), after.describe());
     into.add(one);
   }
 

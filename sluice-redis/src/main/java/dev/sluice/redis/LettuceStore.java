@@ -202,9 +202,19 @@ final class LettuceStore implements Store {
 
   // ---------------------------------------------------------------- keys
 
-  /** The rule's key: the prefix, then the escaped key as a hash tag, so its limits share a slot. */
+  /**
+   * The rule's key: the prefix, the rule name, then the identity part as a hash tag. A rule's
+   * limits share one key, hence one slot; rules keyed on the same identity (a route's rule and
+   * the global per-address backstop) share a slot too, so their check is one script call on a
+   * cluster. Core keys are {@code <escaped rule>:<escaped values>}; the rule name holds no ':'.
+   */
   String ruleKey(String key) {
-    return prefix + "{" + escape(key) + "}";
+    String escaped = escape(key);
+    int colon = escaped.indexOf(':');
+    if (colon < 0) {
+      return prefix + "{" + escaped + "}";
+    }
+    return prefix + escaped.substring(0, colon + 1) + "{" + escaped.substring(colon + 1) + "}";
   }
 
   /**

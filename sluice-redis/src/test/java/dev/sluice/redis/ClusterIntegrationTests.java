@@ -69,6 +69,30 @@ class ClusterIntegrationTests {
   }
 
   @Test
+  void rulesKeyedOnTheSameIdentity_shareASlot_oneScriptCallPerCheck() {
+    RedisCluster cluster = Servers.cluster();
+    Rule route = Rule.builder("analysis").key("ip")
+        .limit(Limit.tokenBucket("analysis", 15, 30, Duration.ofMinutes(1))).build();
+    Rule backstop = Rule.builder("backstop").key("ip")
+        .limit(Limit.fixedWindow("backstop", 600, Duration.ofMinutes(1))).build();
+    try (Store store = Stores.connected(RedisStore.builder().uri(cluster.uri())
+        .keyPrefix(Stores.uniquePrefix("sameid")).refusalCacheSize(0)
+        .deadline(Duration.ofSeconds(2)).build())) {
+      LettuceStore s = (LettuceStore) store;
+      RateLimiter limiter = RateLimiter.of(store);
+      long before = cluster.scriptCalls();
+      for (int i = 0; i < 40; i++) {
+        Identity id = Identity.ip("198.51.100." + i);
+        assertThat(SlotHash.getSlot(s.ruleKey(route.keyFor(id))))
+            .isEqualTo(SlotHash.getSlot(s.ruleKey(backstop.keyFor(id))));
+        assertThat(limiter.check(List.of(route, backstop), id, 1).allowed()).isTrue();
+      }
+      assertThat(cluster.scriptCalls() - before).as("one script call per check (+ first loads)")
+          .isBetween(40L, 46L);
+    }
+  }
+
+  @Test
   void checkAcrossSlots_refusedByOneRule_consumesNothingInTheOther() {
     RedisCluster cluster = Servers.cluster();
     Rule perIp = Rule.builder("per-ip").key("ip")

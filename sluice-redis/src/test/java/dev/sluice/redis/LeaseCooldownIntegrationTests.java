@@ -91,7 +91,7 @@ class LeaseCooldownIntegrationTests {
         .keyPrefix(prefix).build())) {
       long id = store.acquire("job:7", 2, Duration.ofSeconds(10).toNanos());
       String key = redis.cmd("KEYS", prefix + "*");
-      assertThat(key).isEqualTo(prefix + "{job:7}:z");
+      assertThat(key).isEqualTo(prefix + "job:{7}:z");
       long pttl = Long.parseLong(redis.cmd("PTTL", key).substring(1));
       assertThat(pttl).isBetween(9_000L, 11_000L);
       store.release("job:7", id);

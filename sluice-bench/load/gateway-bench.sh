@@ -3,11 +3,12 @@
 #
 #   sudo sluice-bench/load/gateway-bench.sh            # from the repository root, as root
 #
-# Environment (all optional): DURATION=15s WARMUP=8s THREADS=2 CONNECTIONS=64
+# Environment (all optional): ROUNDS=3 DURATION=10s WARMUP=8s THREADS=2 CONNECTIONS=64
 #   SERVER_CPU=0 CLIENT_CPU=1   the cores the server under test and the load generator get
 #   JAVA_OPTS                   passed to the sluice JVM (default: none; the JVM picks)
+#   SLUICE_JAR                  another build of the server to measure (default: the repo's)
 #   KEEP=1                      keep the work directory (configs, logs, raw wrk output)
-# Results in docs/bench/gateway.md. Takes about 2.5 minutes: 4 targets x (warm-up + run) + starts.
+# Results in docs/bench/gateway.md. Takes about 3 minutes: 4 targets x (warm-up + ROUNDS runs).
 #
 # What runs, each in turn, every one bound to 127.0.0.1 on a free port:
 #   (a) upstream   nginx, one worker, `return 200 '{"ok":true}'`, keep-alive; hit directly
@@ -23,13 +24,19 @@
 # constant string and costs little). The JVM then sees one processor (its JIT and GC threads share
 # that core too), and nginx proxies with one worker process.
 #
-# Each target gets a warm-up run (not reported; the JVM needs it for the JIT) and then the
-# measured run with the same wrk settings: -t THREADS -c CONNECTIONS -d DURATION --latency.
-# Any non-2xx answer or socket error is reported in the table; a run with refusals is not valid.
+# All four servers are started first (an idle server costs nothing) and each gets a warm-up run
+# (not reported; the JVM needs it for the JIT). Then ROUNDS rounds each measure every target in
+# turn with the same wrk settings, -t THREADS -c CONNECTIONS -d DURATION --latency, and the table
+# gives the median of the rounds: interleaving spreads whatever else the machine is doing over
+# all targets alike, instead of letting it land on one. Besides wrk's numbers, the table has the
+# CPU time the server under test used per request (utime + stime of its processes from /proc,
+# all threads), which depends much less than requests/s on what else runs on the machine.
+# Any non-2xx answer or socket error is counted in the table; a run with refusals is not valid.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-DURATION="${DURATION:-15s}"
+ROUNDS="${ROUNDS:-3}"
+DURATION="${DURATION:-10s}"
 WARMUP="${WARMUP:-8s}"
 THREADS="${THREADS:-2}"
 CONNECTIONS="${CONNECTIONS:-64}"
@@ -56,7 +63,7 @@ ncpu="$(nproc)"
 [ "$ncpu" -gt "$SERVER_CPU" ] && [ "$ncpu" -gt "$CLIENT_CPU" ] \
   || die "SERVER_CPU=$SERVER_CPU / CLIENT_CPU=$CLIENT_CPU do not exist on this $ncpu-CPU machine"
 
-jar="$here/sluice-server/target/sluice.jar"
+jar="${SLUICE_JAR:-$here/sluice-server/target/sluice.jar}"
 if [ ! -f "$jar" ]; then
   log "building $jar"
   (cd "$here" && mvn -q -B -DskipTests -pl sluice-server -am package)
@@ -151,58 +158,75 @@ to_ms() { # 1.23ms | 456.78us | 1.02s -> milliseconds
     else printf "%s", v }'
 }
 
-declare -A RPS P50 P99 ERRS
-run_wrk() { # name url
-  local name="$1" url="$2" out="$work/wrk-$1.txt"
-  log "$name: warm-up $WARMUP"
-  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$url" >"$work/warm-$name.txt" 2>&1
-  log "$name: measuring $DURATION"
-  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$url" >"$out" 2>&1
-  RPS[$name]="$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' "$out")"
-  P50[$name]="$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")"
-  P99[$name]="$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")"
-  local non2xx sock
-  non2xx="$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out")"
-  sock="$(awk '/Socket errors:/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")"
-  ERRS[$name]="$(( ${non2xx:-0} + ${sock:-0} ))"
-  log "$name: ${RPS[$name]} req/s, p50 ${P50[$name]} ms, p99 ${P99[$name]} ms, errors ${ERRS[$name]}"
+cpu_ticks() { # pids...: utime + stime of every thread of these processes, in clock ticks
+  local p t=0
+  for p in "$@"; do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+  done
+  echo "$t"
 }
 
-# ---- the upstream: started once, used by every target -------------------------------------------
+declare -A URL CPUPIDS RPS P50 P99 CPU ERRS
+warm() { # name
+  log "$1: warm-up $WARMUP"
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${URL[$1]}" \
+    >"$work/warm-$1.txt" 2>&1
+}
+measure() { # name round
+  local name="$1" out="$work/wrk-$1-$2.txt" c0 c1 n non2xx sock rps p99 cpu
+  # shellcheck disable=SC2086
+  c0="$(cpu_ticks ${CPUPIDS[$name]})"
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency \
+    "${URL[$name]}" >"$out" 2>&1
+  # shellcheck disable=SC2086
+  c1="$(cpu_ticks ${CPUPIDS[$name]})"
+  n="$(awk '/requests in/ {print $1}' "$out")"
+  non2xx="$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out")"
+  sock="$(awk '/Socket errors:/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")"
+  rps="$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' "$out")"
+  p99="$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")"
+  cpu="$(awk -v t=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="${n:-0}" \
+    'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "nan" }')"
+  RPS[$name]+="$rps "
+  P50[$name]+="$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")") "
+  P99[$name]+="$p99 "
+  CPU[$name]+="$cpu "
+  ERRS[$name]=$(( ${ERRS[$name]:-0} + ${non2xx:-0} + ${sock:-0} ))
+  log "$name round $2: $rps req/s, p99 $p99 ms, $cpu us CPU/request," \
+    "load $(cut -d' ' -f1 /proc/loadavg)"
+}
+median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {
+  if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2];
+  else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# ---- (a) the upstream: started once, used by every target --------------------------------------
 up_port="$(free_port)"
 up_dir="$(nginx_conf upstream "  server {
     listen 127.0.0.1:$up_port reuseport backlog=4096;
     location / { default_type application/json; return 200 '{\"ok\":true}'; }
   }")"
-up_pid="$(start_nginx "$up_dir" "$SERVER_CPU")"
+up_pid="$(start_nginx "$up_dir" "$CLIENT_CPU")"
 pids+=("$up_pid")
 wait_http "http://127.0.0.1:$up_port/" || die "the upstream did not start; see $up_dir/logs"
 log "upstream on 127.0.0.1:$up_port (nginx pid $up_pid)"
-
-# (a) direct: the upstream owns the server core.
-pin "$up_pid" "$SERVER_CPU"
-run_wrk direct "http://127.0.0.1:$up_port/"
-pin "$up_pid" "$CLIENT_CPU"
+URL[direct]="http://127.0.0.1:$up_port/"
+CPUPIDS[direct]="$up_pid $(pgrep -P "$up_pid" | tr '\n' ' ')"
 
 # ---- (b), (c) sluice --------------------------------------------------------------------------
-cat >"$work/never-refuses.yaml" <<'EOF'
-# A token bucket of a billion, refilled a billion per second, on every request: never refuses,
-# but every request is decided and answered with its limit headers.
-version: 1
-rules:
-  huge:
-    limits:
-      - type: token-bucket
-        burst: 1000000000
-        refill: 1000000000
-        period: 1s
-routes:
-  - name: all
-    rules: [huge]
-EOF
+{
+  echo "# A token bucket of a billion, refilled a billion per second, on every request: never"
+  echo "# refuses, but every request is decided and answered with its limit headers."
+  echo "version: 1"
+  echo "rules:"
+  echo "  huge:"
+  echo "    limits:"
+  echo "      - {type: token-bucket, burst: 1000000000, refill: 1000000000, period: 1s}"
+  echo "routes:"
+  echo "  - {name: all, rules: [huge]}"
+} >"$work/never-refuses.yaml"
 printf '# No rule at all: the gateway only proxies.\nversion: 1\n' >"$work/passthrough.yaml"
 
-run_sluice() { # name policy
+start_sluice() { # name policy
   local port pid
   port="$(free_port)"
   # shellcheck disable=SC2086
@@ -211,15 +235,13 @@ run_sluice() { # name policy
   pid=$!
   pids+=("$pid")
   wait_http "http://127.0.0.1:$port/" || die "sluice ($1) did not start; see $work/$1.log"
-  log "$1: sluice on 127.0.0.1:$port (pid $pid); sample response headers:"
+  log "$1: sluice on 127.0.0.1:$port (pid $pid); a response's headers:"
   curl -s -D - -o /dev/null "http://127.0.0.1:$port/" | tr -d '\r' | sed 's/^/    /' >&2
-  run_wrk "$1" "http://127.0.0.1:$port/"
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  pids=("${pids[@]/$pid}")
+  URL[$1]="http://127.0.0.1:$port/"
+  CPUPIDS[$1]="$pid"
 }
-run_sluice sluice-limits "$work/never-refuses.yaml"
-run_sluice sluice-passthrough "$work/passthrough.yaml"
+start_sluice sluice-limits "$work/never-refuses.yaml"
+start_sluice sluice-passthrough "$work/passthrough.yaml"
 
 # ---- (d) nginx with limit_req -----------------------------------------------------------------
 px_port="$(free_port)"
@@ -240,26 +262,54 @@ px_pid="$(start_nginx "$px_dir" "$SERVER_CPU")"
 pids+=("$px_pid")
 wait_http "http://127.0.0.1:$px_port/" || die "the nginx proxy did not start; see $px_dir/logs"
 log "nginx-limit_req on 127.0.0.1:$px_port (pid $px_pid)"
-run_wrk nginx-limit_req "http://127.0.0.1:$px_port/"
+URL[nginx-limit_req]="http://127.0.0.1:$px_port/"
+CPUPIDS[nginx-limit_req]="$px_pid $(pgrep -P "$px_pid" | tr '\n' ' ')"
+
+# ---- runs -------------------------------------------------------------------------------------
+targets=(direct sluice-limits sluice-passthrough nginx-limit_req)
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+place_upstream() { # target: the upstream owns the server core only when it is the target
+  if [ "$1" = direct ]; then pin "$up_pid" "$SERVER_CPU"; else pin "$up_pid" "$CLIENT_CPU"; fi
+}
+for t in "${targets[@]}"; do
+  place_upstream "$t"
+  warm "$t"
+done
+for r in $(seq "$ROUNDS"); do
+  for t in "${targets[@]}"; do
+    place_upstream "$t"
+    measure "$t" "$r"
+  done
+done
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- report -----------------------------------------------------------------------------------
+declare -A M
+for t in "${targets[@]}"; do M[$t]="$(median "${RPS[$t]}")"; done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r + 0 >= g) ? "met" : "missed" }'; }
 
 echo
-echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency (after a $WARMUP warm-up), loopback;" \
-  "server under test on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU; $(nproc) CPUs"
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, $ROUNDS interleaved rounds after a" \
+  "$WARMUP warm-up each, loopback; server under test on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU" \
+  "(upstream: CPU $SERVER_CPU when it is the target, else CPU $CLIENT_CPU); $(nproc) CPUs;" \
+  "load average before $load_before, after $load_after"
 echo
-echo "| target | requests/s | p50 ms | p99 ms | errors | vs direct | vs sluice passthrough | vs nginx limit_req |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for t in direct sluice-limits sluice-passthrough nginx-limit_req; do
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "${RPS[$t]}" "${P50[$t]}" \
-    "${P99[$t]}" "${ERRS[$t]}" "$(ratio "${RPS[$t]}" "${RPS[direct]}")" \
-    "$(ratio "${RPS[$t]}" "${RPS[sluice-passthrough]}")" \
-    "$(ratio "${RPS[$t]}" "${RPS[nginx-limit_req]}")"
+echo "| target | requests/s (median) | each round | p50 ms | p99 ms | server CPU µs/request | errors | vs direct | vs sluice passthrough | vs nginx limit_req |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+for t in "${targets[@]}"; do
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "${M[$t]}" \
+    "$(sed 's/ *$//; s/ /, /g' <<<"${RPS[$t]}")" "$(median "${P50[$t]}")" \
+    "$(median "${P99[$t]}")" "$(median "${CPU[$t]}")" "${ERRS[$t]}" \
+    "$(ratio "${M[$t]}" "${M[direct]}")" "$(ratio "${M[$t]}" "${M[sluice-passthrough]}")" \
+    "$(ratio "${M[$t]}" "${M[nginx-limit_req]}")"
 done
-own="$(ratio "${RPS[sluice-limits]}" "${RPS[sluice-passthrough]}")"
-ngx="$(ratio "${RPS[sluice-limits]}" "${RPS[nginx-limit_req]}")"
+own="$(ratio "${M[sluice-limits]}" "${M[sluice-passthrough]}")"
+ngx="$(ratio "${M[sluice-limits]}" "${M[nginx-limit_req]}")"
+cpu_own="$(ratio "$(median "${CPU[sluice-passthrough]}")" "$(median "${CPU[sluice-limits]}")")"
+cpu_ngx="$(ratio "$(median "${CPU[nginx-limit_req]}")" "$(median "${CPU[sluice-limits]}")")"
 echo
-echo "goal 1, sluice with limits >= 0.90 x its passthrough: $own ($(verdict "$own" 0.90))"
-echo "goal 2, sluice with limits >= 1.00 x nginx limit_req: $ngx ($(verdict "$ngx" 1.00))"
+echo "goal 1, sluice with limits >= 0.90 x its passthrough: requests/s $own ($(verdict "$own" 0.90));" \
+  "by CPU per request $cpu_own ($(verdict "$cpu_own" 0.90))"
+echo "goal 2, sluice with limits >= 1.00 x nginx limit_req: requests/s $ngx ($(verdict "$ngx" 1.00));" \
+  "by CPU per request $cpu_ngx ($(verdict "$cpu_ngx" 1.00))"

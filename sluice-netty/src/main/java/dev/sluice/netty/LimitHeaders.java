@@ -2,6 +2,7 @@ package dev.sluice.netty;
 
 import dev.sluice.core.Decision;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
 
 /**
  * Writes a decision as {@code X-RateLimit-*} and as the IETF draft {@code RateLimit-Policy} /
@@ -16,11 +17,18 @@ import io.netty.handler.codec.http.HttpHeaders;
  */
 final class LimitHeaders {
 
-  static final String X_LIMIT = "X-RateLimit-Limit";
-  static final String X_REMAINING = "X-RateLimit-Remaining";
-  static final String X_RESET = "X-RateLimit-Reset";
-  static final String POLICY = "RateLimit-Policy";
-  static final String RATELIMIT = "RateLimit";
+  static final AsciiString X_LIMIT = AsciiString.cached("X-RateLimit-Limit");
+  static final AsciiString X_REMAINING = AsciiString.cached("X-RateLimit-Remaining");
+  static final AsciiString X_RESET = AsciiString.cached("X-RateLimit-Reset");
+  static final AsciiString POLICY = AsciiString.cached("RateLimit-Policy");
+  static final AsciiString RATELIMIT = AsciiString.cached("RateLimit");
+
+  /**
+   * The texts that stay the same from one decision of a limit to the next. Every response of a
+   * limited route needs them, so the last one is kept: an immutable object in a plain field, so
+   * a thread that reads another thread's entry sees it whole, and a miss only rebuilds it.
+   */
+  private static Shape last;
 
   private LimitHeaders() {}
 
@@ -30,15 +38,51 @@ final class LimitHeaders {
     }
     long remaining = Math.max(0, d.remaining());
     long reset = ceilSeconds(d.resetNanos());
+    Shape shape = shape(d);
     if (legacy) {
-      h.set(X_LIMIT, d.limit());
-      h.set(X_REMAINING, remaining);
-      h.set(X_RESET, reset);
+      h.set(X_LIMIT, shape.limit);
+      h.set(X_REMAINING, Long.toString(remaining));
+      h.set(X_RESET, Long.toString(reset));
     }
     if (ietf) {
-      String name = sfString(policyName(d));
-      h.set(POLICY, name + ";q=" + d.limit() + ";w=" + Math.max(1, ceilSeconds(d.windowNanos())));
-      h.set(RATELIMIT, name + ";r=" + remaining + ";t=" + (d.allowed() ? reset : d.retryAfterSeconds()));
+      h.set(POLICY, shape.policy);
+      h.set(RATELIMIT, shape.name + ";r=" + remaining + ";t="
+          + (d.allowed() ? reset : d.retryAfterSeconds()));
+    }
+  }
+
+  private static Shape shape(Decision d) {
+    Shape s = last;
+    long window = Math.max(1, ceilSeconds(d.windowNanos()));
+    if (s != null && s.limitValue == d.limit() && s.window == window
+        && s.rule.equals(d.rule()) && java.util.Objects.equals(s.limitName, d.limitName())) {
+      return s;
+    }
+    String name = sfString(policyName(d));
+    s = new Shape(d.rule(), d.limitName(), d.limit(), window, Long.toString(d.limit()), name,
+        name + ";q=" + d.limit() + ";w=" + window);
+    last = s;
+    return s;
+  }
+
+  private static final class Shape {
+    final String rule;
+    final String limitName;
+    final long limitValue;
+    final long window;
+    final String limit;
+    final String name;
+    final String policy;
+
+    Shape(String rule, String limitName, long limitValue, long window, String limit, String name,
+        String policy) {
+      this.rule = rule;
+      this.limitName = limitName;
+      this.limitValue = limitValue;
+      this.window = window;
+      this.limit = limit;
+      this.name = name;
+      this.policy = policy;
     }
   }
 

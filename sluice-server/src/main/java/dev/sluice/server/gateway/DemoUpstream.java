@@ -10,7 +10,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import dev.sluice.netty.NettyRequestView;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -44,7 +43,7 @@ final class DemoUpstream implements AutoCloseable {
   }
 
   static DemoUpstream start(EventLoopGroup group) throws InterruptedException {
-    Channel ch = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+    Channel ch = new ServerBootstrap().group(group).channel(Transport.serverChannel())
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel c) {

@@ -26,8 +26,11 @@ final class Forwarding {
 
   /** Removes the headers that describe one connection, not the message (RFC 9110, 7.6.1). */
   static void stripHopByHop(HttpHeaders h) {
-    List<String> named = new ArrayList<>(2);
-    for (String value : h.getAll(HttpHeaderNames.CONNECTION)) {
+    // Most requests carry no Connection header: skip building its list.
+    List<String> values = h.contains(HttpHeaderNames.CONNECTION)
+        ? h.getAll(HttpHeaderNames.CONNECTION) : List.of();
+    List<String> named = values.isEmpty() ? List.of() : new ArrayList<>(2);
+    for (String value : values) {
       for (String token : value.split(",", 16)) {
         String t = token.trim();
         if (!t.isEmpty() && t.length() < 64) {
@@ -59,11 +62,11 @@ final class Forwarding {
    */
   static void forward(HttpHeaders h, String peer, String upstreamAuthority) {
     if (peer != null) {
-      List<String> xff = h.getAll(X_FORWARDED_FOR);
-      h.set(X_FORWARDED_FOR, xff.isEmpty() ? peer : String.join(", ", xff) + ", " + peer);
-      List<String> fwd = h.getAll(FORWARDED);
+      String xff = joined(h, X_FORWARDED_FOR);
+      h.set(X_FORWARDED_FOR, xff == null ? peer : xff + ", " + peer);
+      String fwd = joined(h, FORWARDED);
       String node = "for=" + node(peer) + ";proto=http";
-      h.set(FORWARDED, fwd.isEmpty() ? node : String.join(", ", fwd) + ", " + node);
+      h.set(FORWARDED, fwd == null ? node : fwd + ", " + node);
     }
     String host = h.get(HttpHeaderNames.HOST);
     if (host != null && !h.contains(X_FORWARDED_HOST)) {
@@ -73,6 +76,15 @@ final class Forwarding {
       h.set(X_FORWARDED_PROTO, "http");
     }
     h.set(HttpHeaderNames.HOST, upstreamAuthority);
+  }
+
+  /** Every line of the header {@code name} as one comma-separated list; null when absent. */
+  private static String joined(HttpHeaders h, AsciiString name) {
+    if (!h.contains(name)) {
+      return null;
+    }
+    List<String> all = h.getAll(name);
+    return all.size() == 1 ? all.get(0) : String.join(", ", all);
   }
 
   /** An RFC 7239 node: IPv6 quoted and bracketed ({@code "[2001:db8::1]"}). */

@@ -57,6 +57,8 @@ final class FrontHandler extends ChannelDuplexHandler {
   private boolean discarding;
   private boolean upgraded;
   private boolean closing;
+  /** Whether this handler holds the channel's {@link ReadGate#PIPELINE} pause. */
+  private boolean pipelinePaused;
   private long bodyBytes;
   private ScheduledFuture<?> headTimer;
   private boolean headArmed;
@@ -94,7 +96,10 @@ final class FrontHandler extends ChannelDuplexHandler {
         return;
       }
       held.add(msg);
-      ReadGate.pause(ctx.channel(), ReadGate.PIPELINE);
+      if (!pipelinePaused) {
+        pipelinePaused = true;
+        ReadGate.pause(ctx.channel(), ReadGate.PIPELINE);
+      }
       return;
     }
     process(ctx, msg);
@@ -267,7 +272,8 @@ final class FrontHandler extends ChannelDuplexHandler {
       }
       process(ctx, held.poll());
     }
-    if (held.isEmpty()) {
+    if (held.isEmpty() && pipelinePaused) {
+      pipelinePaused = false;
       ReadGate.resume(ctx.channel(), ReadGate.PIPELINE);
     }
     if (!inFlight && !upgraded) {
@@ -301,8 +307,13 @@ final class FrontHandler extends ChannelDuplexHandler {
     }
     ctx.write(msg, promise);
     if (ends && inFlight) {
-      // Release the next pipelined request after this write call has returned.
-      ctx.executor().execute(() -> responseFinished(ctx));
+      if (held.isEmpty()) {
+        // Nothing waits to be read, so nothing re-enters the handlers behind this write.
+        responseFinished(ctx);
+      } else {
+        // Release the next pipelined request after this write call has returned.
+        ctx.executor().execute(() -> responseFinished(ctx));
+      }
     }
   }
 

@@ -13,9 +13,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -115,7 +113,7 @@ public final class Gateway implements AutoCloseable {
   @Override
   public String toString() {
     return "Gateway{listen=" + address() + ", upstream=" + upstream
-        + (demo != null ? " (demo)" : "") + "}";
+        + (demo != null ? " (demo)" : "") + ", transport=" + Transport.name() + "}";
   }
 
   /** Configures and starts a {@link Gateway}. */
@@ -183,8 +181,8 @@ public final class Gateway implements AutoCloseable {
         throw new IllegalArgumentException("limiter : null (expected: a rate limiter)");
       }
       Snapshot.Source snapshots = new Snapshot.Source(config);
-      EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-      EventLoopGroup workers = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+      EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, Transport.ioHandler());
+      EventLoopGroup workers = new MultiThreadIoEventLoopGroup(threads, Transport.ioHandler());
       DemoUpstream demo = null;
       try {
         URI target = upstream;
@@ -198,7 +196,7 @@ public final class Gateway implements AutoCloseable {
         RateLimiter lim = limiter;
         Ticker tick = ticker;
         Channel server = new ServerBootstrap().group(boss, workers)
-            .channel(NioServerSocketChannel.class)
+            .channel(Transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -11,7 +11,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
@@ -80,6 +79,10 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   private boolean relayingInterim;
   private boolean dropRest;
   private ScheduledFuture<?> responseTimer;
+  private long responseTimerAt;
+  /** The upstream connection whose response is awaited, or null. */
+  private Channel awaiting;
+  private long responseDeadline;
 
   private Relay relay;
 
@@ -189,10 +192,11 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   private void writeUp(Object msg) {
     boolean last = msg instanceof LastHttpContent;
     // A head is always followed by content (at least an empty last part): flush once, with it.
+    // A void promise: a failed write goes to UpstreamHttp.exceptionCaught, which closes.
     if (msg instanceof HttpContent) {
-      up.writeAndFlush(msg).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      up.writeAndFlush(msg, up.voidPromise());
     } else {
-      up.write(msg).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      up.write(msg, up.voidPromise());
     }
     if (last) {
       startResponseTimer();
@@ -204,7 +208,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
 
   private Bootstrap bootstrap(ChannelInitializer<SocketChannel> init) {
     long connectMillis = Math.max(1, snap.gateway.upstreamConnectTimeout().toMillis());
-    return new Bootstrap().group(client.eventLoop()).channel(NioSocketChannel.class)
+    return new Bootstrap().group(client.eventLoop()).channel(Transport.socketChannel())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectMillis))
         .option(ChannelOption.TCP_NODELAY, true)
         .handler(init);
@@ -264,23 +268,60 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Arms the upstream response timeout. One task per connection re-schedules itself while a
+   * response is awaited, so a busy keep-alive connection costs two field writes per request
+   * rather than a timer insert and cancel.
+   */
   private void startResponseTimer() {
-    cancelResponseTimer();
     long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
     if (nanos <= 0) {
+      awaiting = null;
       return;
     }
-    Channel expected = up;
-    responseTimer = client.eventLoop().schedule(() -> {
-      if (exchangeActive && !headReceived && up == expected) {
-        badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "gateway timeout",
-            "the upstream did not answer within " + snap.gateway.upstreamResponseTimeout().toMillis()
-                + " ms");
-      }
-    }, nanos, TimeUnit.NANOSECONDS);
+    awaiting = up;
+    responseDeadline = System.nanoTime() + nanos;
+    if (responseTimer != null && responseTimerAt - responseDeadline > 0) {
+      // A reload shortened the timeout: the pending check would come too late.
+      responseTimer.cancel(false);
+      responseTimer = null;
+    }
+    if (responseTimer == null) {
+      scheduleResponseCheck(nanos);
+    }
   }
 
+  private void scheduleResponseCheck(long nanos) {
+    responseTimerAt = System.nanoTime() + nanos;
+    responseTimer = client.eventLoop().schedule(this::responseCheck, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void responseCheck() {
+    responseTimer = null;
+    Channel expected = awaiting;
+    if (expected == null) {
+      return;
+    }
+    long left = responseDeadline - System.nanoTime();
+    if (left > 0) {
+      scheduleResponseCheck(left);
+      return;
+    }
+    awaiting = null;
+    if (exchangeActive && !headReceived && up == expected) {
+      badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "gateway timeout",
+          "the upstream did not answer within " + snap.gateway.upstreamResponseTimeout().toMillis()
+              + " ms");
+    }
+  }
+
+  /** No response is awaited any more; the check task, if pending, finds nothing to do. */
   private void cancelResponseTimer() {
+    awaiting = null;
+  }
+
+  private void stopResponseTimer() {
+    awaiting = null;
     if (responseTimer != null) {
       responseTimer.cancel(false);
       responseTimer = null;
@@ -336,7 +377,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       HttpUtil.setTransferEncodingChunked(response, true);
     }
     HttpUtil.setKeepAlive(response, clientKeepAlive);
-    ctx.write(response);
+    ctx.write(response, ctx.voidPromise());
   }
 
   private void responseContent(HttpContent content) {
@@ -348,7 +389,10 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     boolean last = content instanceof LastHttpContent;
-    ChannelFuture f = ctx.writeAndFlush(content);
+    boolean closeAfter = last && !clientKeepAlive;
+    // A void promise unless a listener needs it: a failed write reaches exceptionCaught (close).
+    ChannelFuture f = closeAfter ? ctx.writeAndFlush(content)
+        : ctx.writeAndFlush(content, ctx.voidPromise());
     if (!client.isWritable() && up != null) {
       up.config().setAutoRead(false);
     }
@@ -364,7 +408,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
         up = null;
         u.close();
       }
-      if (!clientKeepAlive) {
+      if (closeAfter) {
         f.addListener(ChannelFutureListener.CLOSE);
       }
     }
@@ -435,7 +479,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    cancelResponseTimer();
+    stopResponseTimer();
     releaseQueued();
     if (up != null) {
       up.close();

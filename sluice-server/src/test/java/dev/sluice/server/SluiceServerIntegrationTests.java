@@ -116,7 +116,7 @@ class SluiceServerIntegrationTests {
         "  - {name: api, paths: [/api/**], rules: [api]}",
         "");
     Path p = dir.resolve("policy.yaml");
-    Files.writeString(p, base);
+    write(p, base);
     serve(Map.of(), "--config", p.toString());
     for (int i = 0; i < 3; i++) {
       assertThat(get("/orders/1").statusCode()).isEqualTo(200);
@@ -125,12 +125,12 @@ class SluiceServerIntegrationTests {
     String withOrders = base.replace("routes:", "  orders:\n"
         + "    limits: [{type: fixed-window, limit: 1, window: 1m}]\nroutes:")
         + "  - {name: orders, paths: [/orders/**], rules: [orders]}\n";
-    Files.writeString(p, withOrders);
+    write(p, withOrders);
     assertThat(server.reload()).isTrue();
     assertThat(get("/orders/1").statusCode()).isEqualTo(200);
     assertThat(get("/orders/1").statusCode()).isEqualTo(429);
 
-    Files.writeString(p, withOrders.replace("limit: 1,", "limit: zero,"));
+    write(p, withOrders.replace("limit: 1,", "limit: zero,"));
     assertThat(server.reload()).isFalse();
     assertThat(get("/orders/1").statusCode()).isEqualTo(429);
     assertThat(admin("/metrics")).contains("sluice_reloads_total{result=\"ok\"} 1\n")
@@ -166,5 +166,14 @@ class SluiceServerIntegrationTests {
         .contains("admin listening address=http://127.0.0.1:" + server.adminPort())
         .contains("policy loaded source=\"<embedded default>\"")
         .contains("store store=\"memory");
+  }
+
+  /** Replaces the file at once, as an operator's editor or deploy tool does: the file watch
+   * never reads half a file. */
+  static void write(java.nio.file.Path p, String content) throws java.io.IOException {
+    java.nio.file.Path tmp = p.resolveSibling(p.getFileName() + ".tmp");
+    Files.writeString(tmp, content);
+    Files.move(tmp, p, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 }

@@ -127,7 +127,7 @@ class SluiceServerTest {
   @Test
   void storeFlag_winsOverEnv_andFile() throws Exception {
     Path p = dir.resolve("p.yaml");
-    Files.writeString(p, POLICY + "store:\n  uri: memory\n  maxKeys: 5000\n");
+    write(p, POLICY + "store:\n  uri: memory\n  maxKeys: 5000\n");
     start(p, "memory", Map.of("SLUICE_STORE", "redis://ignored:6379"));
     assertThat(config.get().store().uri()).isEqualTo("memory");
     assertThat(config.get().store().maxKeys()).isEqualTo(5000);
@@ -145,7 +145,7 @@ class SluiceServerTest {
   @Test
   void invalidPolicy_doesNotStartTheGateway() throws Exception {
     Path p = dir.resolve("p.yaml");
-    Files.writeString(p, "rules: 5\n");
+    write(p, "rules: 5\n");
     assertThatThrownBy(() -> start(p, null, Map.of())).isInstanceOf(ConfigException.class);
     assertThat(config).isNull();
   }
@@ -153,18 +153,18 @@ class SluiceServerTest {
   @Test
   void reload_valid_swapsAtomically_invalid_keepsTheOldPolicy() throws Exception {
     Path p = dir.resolve("p.yaml");
-    Files.writeString(p, POLICY);
+    write(p, POLICY);
     // Reloads here are direct calls; a fast file watch would race them and count twice.
     start(p, null, Map.of(), Duration.ofHours(1));
     Supplier<ServerConfig> seen = config;
     assertThat(limitOf("api")).isEqualTo(10);
 
-    Files.writeString(p, POLICY.replace("limit: 10", "limit: 20"));
+    write(p, POLICY.replace("limit: 10", "limit: 20"));
     assertThat(server.reload()).isTrue();
     assertThat(limitOf("api")).isEqualTo(20);
     assertThat(seen.get().policy().rules().get("api").limits().get(0).capacity()).isEqualTo(20);
 
-    Files.writeString(p, POLICY.replace("limit: 10", "limit: -1"));
+    write(p, POLICY.replace("limit: 10", "limit: -1"));
     assertThat(server.reload()).isFalse();
     assertThat(limitOf("api")).isEqualTo(20);
     assertThat(log()).contains("ERROR policy rejected; the previous policy keeps serving")
@@ -182,14 +182,14 @@ class SluiceServerTest {
   @Test
   void reload_onFileChange() throws Exception {
     Path p = dir.resolve("p.yaml");
-    Files.writeString(p, POLICY);
+    write(p, POLICY);
     start(p, null, Map.of());
-    Files.writeString(p, POLICY.replace("limit: 10", "limit: 30"));
+    write(p, POLICY.replace("limit: 10", "limit: 30"));
     await(() -> limitOf("api") == 30);
-    Files.writeString(p, POLICY.replace("limit: 10", "limit: nope"));
+    write(p, POLICY.replace("limit: 10", "limit: nope"));
     await(() -> server.metrics().reloads(false) == 1);
     assertThat(limitOf("api")).isEqualTo(30);
-    Files.writeString(p, POLICY.replace("limit: 10", "limit: 40"));
+    write(p, POLICY.replace("limit: 10", "limit: 40"));
     await(() -> limitOf("api") == 40);
     assertThat(server.metrics().reloads(true)).isEqualTo(2);
 
@@ -202,13 +202,13 @@ class SluiceServerTest {
   @Test
   void reload_onSighup() throws Exception {
     Path p = dir.resolve("p.yaml");
-    Files.writeString(p, POLICY);
+    write(p, POLICY);
     ServeOptions o = new ServeOptions(p, new InetSocketAddress("127.0.0.1", 0), null, null, null,
         Duration.ofHours(1));
     server = SluiceServer.start(o, Map.of(), log, fake);
     org.junit.jupiter.api.Assumptions.assumeTrue(log().contains("and on SIGHUP"),
         "this JVM cannot deliver SIGHUP");
-    Files.writeString(p, POLICY.replace("limit: 10", "limit: 50"));
+    write(p, POLICY.replace("limit: 10", "limit: 50"));
     Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid()))
         .start();
     assertThat(kill.waitFor()).isZero();
@@ -219,9 +219,9 @@ class SluiceServerTest {
   @Test
   void reload_keepsTheRunningStore() throws Exception {
     Path p = dir.resolve("p.yaml");
-    Files.writeString(p, POLICY);
+    write(p, POLICY);
     start(p, null, Map.of());
-    Files.writeString(p, POLICY + "store:\n  uri: redis://127.0.0.1:6379\n");
+    write(p, POLICY + "store:\n  uri: redis://127.0.0.1:6379\n");
     assertThat(server.reload()).isTrue();
     assertThat(config.get().store().uri()).isEqualTo("memory");
     assertThat(log()).contains("store settings changed in the policy file; they apply after a "
@@ -244,5 +244,14 @@ class SluiceServerTest {
     assertThat(server.metrics().render()).contains("sluice_websocket_connections 1\n")
         .contains("sluice_generated_responses_total{status=\"413\"} 1\n");
     assertThat(limiter).isNotNull();
+  }
+
+  /** Replaces the file at once, as an operator's editor or deploy tool does: the file watch
+   * never reads half a file. */
+  static void write(java.nio.file.Path p, String content) throws java.io.IOException {
+    java.nio.file.Path tmp = p.resolveSibling(p.getFileName() + ".tmp");
+    Files.writeString(tmp, content);
+    Files.move(tmp, p, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 }

@@ -63,8 +63,11 @@ class ClusterIntegrationTests {
       }
       assertThat(refused).as("refusals (the rule must bite)").isPositive();
       assertThat(crossSlotErrors(cluster) - errorsBefore).isZero();
-      assertThat(cluster.scriptCalls() - callsBefore).as("FCALL (or EVALSHA) per check")
-          .isEqualTo(1500);
+      // A fresh master may answer the first call with "function not found" while the library
+      // loads in the background; that call is retried as EVALSHA (or EVAL): at most two extra
+      // calls per master, once.
+      assertThat(cluster.scriptCalls() - callsBefore)
+          .as("one FCALL (or EVALSHA) per check, plus first loads").isBetween(1500L, 1506L);
     }
   }
 

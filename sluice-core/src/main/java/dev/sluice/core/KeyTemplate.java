@@ -63,6 +63,14 @@ final class KeyTemplate {
 
   /** The key of {@code identity} under the rule whose escaped name is {@code rule}. */
   String keyOf(String rule, Identity identity, String sharedBucket) {
+    if (dimensions.length == 1) {
+      // The common shape (a rule keyed by one value, such as the client address): one
+      // allocation when the value needs no escaping.
+      String value = identity.get(dimensions[0]);
+      if (value != null && isPlain(value)) {
+        return rule + ':' + value;
+      }
+    }
     StringBuilder sb = new StringBuilder(rule.length() + 24 * dimensions.length);
     sb.append(rule);
     for (String dimension : dimensions) {
@@ -75,6 +83,22 @@ final class KeyTemplate {
       }
     }
     return sb.toString();
+  }
+
+  /** True when {@link #appendEscaped} would copy {@code value} unchanged and it is not blank. */
+  private static boolean isPlain(String value) {
+    int n = value.length();
+    if (n == 0 || n > MAX_VALUE_LENGTH) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = value.charAt(i);
+      if (c <= ' ' || c >= 0x7f || c == ':' || c == '%' || c == '{' || c == '}' || c == '~'
+          || c == '#') {
+        return false;
+      }
+    }
+    return true;
   }
 
   String source() {

@@ -91,8 +91,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     HttpRateLimitSettings s = settings.get();
     NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
     Decision decision;
+    Check check = null;
     try {
-      Check check = s.selector().apply(view);
+      check = s.selector().apply(view);
       decision = check == null || check.exempt() ? null : check.apply(limiter);
     } catch (RuntimeException e) {
       // A broken policy must not take the service down with it: let the request through.
@@ -102,7 +103,11 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     ctx.channel().attr(DECISION).set(decision);
     boolean upgrade = view.websocketUpgrade();
     if (decision != null && decision.rule() != null) {
-      listener.decision(upgrade ? RateLimitListener.WS_CONNECT : RateLimitListener.HTTP, decision);
+      String kind = upgrade ? RateLimitListener.WS_CONNECT : RateLimitListener.HTTP;
+      listener.decision(kind, decision);
+      if (decision.banApplied()) {
+        listener.banApplied(kind, decision, keyOf(check.rules(), decision, check.identity()));
+      }
     }
     if (decision == null || decision.allowed()) {
       pending.add(decision == null || decision.rule() == null ? NO_HEADERS
@@ -126,6 +131,17 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     if (!keepAlive) {
       f.addListener(ChannelFutureListener.CLOSE);
     }
+  }
+
+  /** The store key of the rule that decided, for the ban log. */
+  static String keyOf(java.util.List<dev.sluice.core.Rule> rules, Decision decision,
+      dev.sluice.core.Identity identity) {
+    for (dev.sluice.core.Rule rule : rules) {
+      if (rule.name().equals(decision.rule())) {
+        return rule.keyFor(identity);
+      }
+    }
+    return null;
   }
 
   /**

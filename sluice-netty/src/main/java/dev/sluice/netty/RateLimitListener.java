@@ -16,6 +16,12 @@ public interface RateLimitListener {
   /** A decision was made: {@code kind} is {@link #HTTP}, {@link #WS_CONNECT} or {@link #WS_ACTION}. */
   default void decision(String kind, Decision decision) {}
 
+  /**
+   * A refusal started a ban (seed 003: log it once, with the key). Called after
+   * {@link #decision} for the same decision; {@code key} is the banned store key.
+   */
+  default void banApplied(String kind, Decision decision, String key) {}
+
   /** A WebSocket connection to the client was opened (after the upgrade). */
   default void webSocketOpened() {}
 

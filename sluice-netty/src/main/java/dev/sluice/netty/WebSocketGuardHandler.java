@@ -273,8 +273,12 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     if (rule == null) {
       return true;
     }
-    Decision d = limiter.check(List.of(rule), identity.with("event", action), 1);
+    Identity who = identity.with("event", action);
+    Decision d = limiter.check(List.of(rule), who, 1);
     listener.decision(RateLimitListener.WS_ACTION, d);
+    if (d.banApplied()) {
+      listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyFor(who));
+    }
     if (d.allowed()) {
       return true;
     }

@@ -137,4 +137,35 @@ class HttpRateLimitHandlerTest {
     assertThat(ch.isOpen()).isFalse();
     ch.finishAndReleaseAll();
   }
+
+  @Test
+  void banApplied_isReportedOnce_withTheBannedKey() {
+    Policy banning = Policy.builder()
+        .rule(Rule.builder("login").limit(Limit.fixedWindow("login", 1, Duration.ofMinutes(1)))
+            .ban(Duration.ofMinutes(10)).build())
+        .route(Route.builder("login").path("/login").rule("login").build())
+        .build();
+    java.util.List<String> bans = new java.util.ArrayList<>();
+    RateLimitListener listener = new RateLimitListener() {
+      @Override
+      public void banApplied(String kind, dev.sluice.core.Decision decision, String key) {
+        bans.add(kind + " " + decision.rule() + " " + key + " " + decision.retryAfterSeconds());
+      }
+    };
+    EmbeddedChannel ch = new EmbeddedChannel(new HttpRateLimitHandler(limiter,
+        () -> HttpRateLimitSettings.newBuilder(banning).build(), listener));
+    for (int i = 0; i < 4; i++) {
+      ch.writeInbound(post("/login", 0), new DefaultLastHttpContent());
+      Object in;
+      while ((in = ch.readInbound()) != null) {
+        io.netty.util.ReferenceCountUtil.release(in);
+      }
+      Object out;
+      while ((out = ch.readOutbound()) != null) {
+        io.netty.util.ReferenceCountUtil.release(out);
+      }
+    }
+    // EmbeddedChannel's peer is an EmbeddedSocketAddress, which resolves to the unknown bucket.
+    assertThat(bans).containsExactly("http login login:unknown 600");
+  }
 }

@@ -102,17 +102,23 @@ public final class Metrics implements GatewayEvents {
     series(rule)[outcome].increment();
     if (d.banApplied()) {
       counter(bans, label(rule)).increment();
-      log.log("WARN", "ban applied", "rule", rule, "limit", d.limitName(), "length",
-          Durations.format(Duration.ofMillis(d.retryAfterMillis())), "kind", kind);
     }
   }
 
   /**
-   * Logs a ban with its key. The key is logged, never used as a label; call this where the key
-   * is known, in addition to {@link #decision}.
+   * Logs a ban once, when applied, with its key (seed 003: key, score, maxScore, length). The
+   * key is logged, never used as a label.
    */
-  public void banApplied(String rule, String key, Duration length) {
-    log.log("WARN", "ban applied", "rule", rule, "key", key, "length", Durations.format(length));
+  @Override
+  public void banApplied(String kind, Decision d, String key) {
+    String length = Durations.format(Duration.ofMillis(d.retryAfterMillis()));
+    if (Double.isNaN(d.currentScore())) {
+      log.log("WARN", "ban applied", "rule", d.rule(), "key", key, "limit", d.limitName(),
+          "length", length, "kind", kind);
+    } else {
+      log.log("WARN", "ban applied", "rule", d.rule(), "key", key, "limit", d.limitName(),
+          "score", d.currentScore(), "maxScore", d.maxScore(), "length", length, "kind", kind);
+    }
   }
 
   @Override

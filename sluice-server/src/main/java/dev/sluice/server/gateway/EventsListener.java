@@ -18,6 +18,11 @@ final class EventsListener implements RateLimitListener {
   }
 
   @Override
+  public void banApplied(String kind, Decision decision, String key) {
+    events.banApplied(kind, decision, key);
+  }
+
+  @Override
   public void webSocketOpened() {
     events.webSocketOpened();
   }

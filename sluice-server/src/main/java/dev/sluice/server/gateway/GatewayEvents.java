@@ -11,6 +11,9 @@ public interface GatewayEvents {
   /** A decision was made for an HTTP request or a WebSocket connect ({@code kind} "http"/"ws-connect"/"ws-action"). */
   default void decision(String kind, Decision decision) {}
 
+  /** A refusal started a ban on store key {@code key}; follows {@link #decision}. */
+  default void banApplied(String kind, Decision decision, String key) {}
+
   /** A WebSocket connection to the client was opened (after the upgrade). */
   default void webSocketOpened() {}
 

@@ -3,6 +3,7 @@ package dev.sluice.server.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Cooldown;
+import dev.sluice.core.Decision;
 import dev.sluice.core.Identity;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
@@ -62,14 +63,18 @@ class MetricsTest {
   }
 
   @Test
-  void ban_countedAndLoggedWithRuleAndLength() {
+  void ban_countedOnce_andLoggedOnceWithItsKey() {
     Rule r = rule("chat", Mode.ENFORCE, Duration.ofSeconds(30));
-    metrics.decision("ws-action", limiter.check(r, Identity.ip("1.2.3.4")));
-    metrics.decision("ws-action", limiter.check(r, Identity.ip("1.2.3.4")));
-    metrics.decision("ws-action", limiter.check(r, Identity.ip("1.2.3.4")));
+    for (int i = 0; i < 3; i++) {
+      Decision d = limiter.check(r, Identity.ip("1.2.3.4"));
+      metrics.decision("ws-action", d);
+      if (d.banApplied()) {
+        metrics.banApplied("ws-action", d, r.keyFor(Identity.ip("1.2.3.4")));
+      }
+    }
     assertThat(metrics.render()).contains("sluice_bans_total{rule=\"chat\"} 1\n");
     assertThat(lines).containsExactly(
-        "WARN ban applied rule=chat limit=chat length=30s kind=ws-action");
+        "WARN ban applied rule=chat key=chat:1.2.3.4 limit=chat length=30s kind=ws-action");
   }
 
   @Test

@@ -247,7 +247,7 @@ final class MemoryStore implements Store {
     }
     if (slots.size() >= maxKeys - overflowReserve) {
       if (fullMisses.incrementAndGet() >= nextSweepAt) {
-        sweep(now);
+        sweep(now, true);
       }
       if (slots.size() >= maxKeys - overflowReserve) {
         String name = owner instanceof Rule r ? r.name() : ((Cooldown) owner).name();
@@ -269,11 +269,7 @@ final class MemoryStore implements Store {
     return raced != null ? raced : created;
   }
 
-  /** Drops fresh state, then idle state, as described in the class comment. */
-  void sweep(long now) {
-    sweep(now, true);
-  }
-
+  /** Drops fresh state, then (when {@code full}) idle state, as the class comment describes. */
   private void sweep(long now, boolean full) {
     if (!sweeping.compareAndSet(false, true)) {
       return;

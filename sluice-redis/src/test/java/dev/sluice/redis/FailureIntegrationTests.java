@@ -116,14 +116,7 @@ class FailureIntegrationTests {
       assertThat(limiter.check(GUARDED, Identity.ip("10.0.0.1")).allowed()).isTrue();
 
       redis.kill();
-      for (int i = 0; i < 50; i++) {
-        long start = System.nanoTime();
-        Decision d = limiter.check(GUARDED, Identity.ip("10.0.0.1"));
-        assertThat(System.nanoTime() - start).isLessThan(
-            TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS + SLACK_MS));
-        assertThat(d.degraded()).isTrue();
-        assertThat(d.allowed()).isFalse();
-      }
+      assertDeniedInTime(limiter, 50);
       redis.restart();
       assertThat(recoveryMillis(limiter)).as("ms from restart until decisions are served")
           .isLessThan(5000);
@@ -211,14 +204,7 @@ class FailureIntegrationTests {
     int port = RedisProcess.freePort();
     try (Store store = store("redis://127.0.0.1:" + port)) {
       RateLimiter limiter = RateLimiter.of(store);
-      for (int i = 0; i < 20; i++) {
-        long start = System.nanoTime();
-        Decision d = limiter.check(GUARDED, Identity.ip("10.0.0.1"));
-        assertThat(System.nanoTime() - start).isLessThan(
-            TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS + SLACK_MS));
-        assertThat(d.degraded()).isTrue();
-        assertThat(d.allowed()).isFalse();
-      }
+      assertDeniedInTime(limiter, 20);
       try (RedisProcess redis = RedisProcess.startOn(port)) {
         assertThat(recoveryMillis(limiter)).as("ms from start until decisions are served")
             .isLessThan(5000);
@@ -237,5 +223,17 @@ class FailureIntegrationTests {
       RedisProcess.pause(5);
     }
     return Long.MAX_VALUE;
+  }
+
+  /** {@code n} checks of the deny rule: each degraded, refused, and back within the deadline. */
+  private static void assertDeniedInTime(RateLimiter limiter, int n) {
+    for (int i = 0; i < n; i++) {
+      long start = System.nanoTime();
+      Decision d = limiter.check(GUARDED, Identity.ip("10.0.0.1"));
+      assertThat(System.nanoTime() - start).isLessThan(
+          TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS + SLACK_MS));
+      assertThat(d.degraded()).isTrue();
+      assertThat(d.allowed()).isFalse();
+    }
   }
 }

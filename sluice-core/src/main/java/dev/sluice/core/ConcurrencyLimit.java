@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import dev.sluice.core.internal.Checks;
 import java.time.Duration;
 
 /**

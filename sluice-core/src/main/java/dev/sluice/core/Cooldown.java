@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import dev.sluice.core.internal.Checks;
 import java.time.Duration;
 
 /**
@@ -185,8 +186,8 @@ public final class Cooldown {
 
     public Cooldown build() {
       if (maxCooldown < cooldown) {
-        throw new IllegalArgumentException("maxCooldown : " + Duration.ofNanos(maxCooldown)
-            + " (expected: >= cooldown " + Duration.ofNanos(cooldown) + ")");
+        throw Checks.invalid("maxCooldown", Duration.ofNanos(maxCooldown),
+            ">= cooldown " + Duration.ofNanos(cooldown));
       }
       return new Cooldown(this);
     }

@@ -30,6 +30,8 @@ public final class Decision {
   private final double maxScore;
   private final String shadowRule;
   private final boolean degraded;
+  /** Bit i set: rule i of the checked list refused (shadow rules included). */
+  private long refusedMask;
 
   Decision(boolean allowed, String rule, String limitName, long limit, long remaining,
       long resetNanos, long retryAfterNanos, long windowNanos, boolean banned, boolean banApplied,
@@ -137,6 +139,21 @@ public final class Decision {
   /** True when a shadow rule would have refused this call. */
   public boolean shadowRefused() {
     return shadowRule != null;
+  }
+
+  /**
+   * True when rule {@code index} of the list given to {@link RateLimiter#check(java.util.List,
+   * Identity, long)} refused this call, as enforced or in shadow mode. Every evaluated rule gets
+   * an answer, not only the deciding one, so metrics can count each rule's quota being spent. A
+   * rule in mode {@link Mode#OFF}, a degraded decision and indices past 63 report false.
+   */
+  public boolean refusedBy(int index) {
+    return index >= 0 && index < 64 && (refusedMask & (1L << index)) != 0;
+  }
+
+  Decision withRefusedMask(long mask) {
+    this.refusedMask = mask;
+    return this;
   }
 
   /** True when the store failed and the rule's {@link OnStoreError} decided. */

@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -34,7 +35,8 @@ final class DefaultRateLimiter implements RateLimiter {
       return degraded(List.of(rule));
     }
     boolean shadowRefused = !v.allowed() && rule.mode() == Mode.SHADOW;
-    return decision(rule, v, v.allowed() || shadowRefused, shadowRefused ? rule.name() : null);
+    return decision(rule, v, v.allowed() || shadowRefused, shadowRefused ? rule.name() : null)
+        .withRefusedMask(v.allowed() ? 0 : 1);
   }
 
   @Override
@@ -61,7 +63,16 @@ final class DefaultRateLimiter implements RateLimiter {
     } catch (RuntimeException e) {
       return degraded(active);
     }
-    return fold(active, verdicts);
+    Decision d = fold(active, verdicts);
+    long mask = 0;
+    for (int i = 0, j = 0; i < rules.size() && i < 64; i++) {
+      if (rules.get(i).mode() != Mode.OFF) {
+        if (!verdicts.get(j++).allowed()) {
+          mask |= 1L << i;
+        }
+      }
+    }
+    return d.withRefusedMask(mask);
   }
 
   private static List<Rule> withoutOff(List<Rule> rules) {
@@ -77,9 +88,8 @@ final class DefaultRateLimiter implements RateLimiter {
   private static void checkCost(Rule rule, long cost) {
     for (Limit limit : rule.limits()) {
       if (cost > limit.capacity()) {
-        throw new IllegalArgumentException("cost : " + cost + " (expected: <= "
-            + limit.capacity() + ", the capacity of limit '" + limit.name() + "' in rule '"
-            + rule.name() + "')");
+        throw Checks.invalid("cost", cost, "<= " + limit.capacity()
+            + ", the capacity of limit '" + limit.name() + "' in rule '" + rule.name() + "'");
       }
     }
   }

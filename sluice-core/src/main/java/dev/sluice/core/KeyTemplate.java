@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import dev.sluice.core.internal.Checks;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -31,34 +32,16 @@ final class KeyTemplate {
     Checks.notNull(template, "key");
     String[] parts = template.split(":", -1);
     for (String part : parts) {
-      if (!isDimension(part)) {
-        throw new IllegalArgumentException("key : \"" + template
-            + "\" (expected: dimension names joined by ':', like \"event:user:ip\")");
+      if (!Checks.isDimension(part)) {
+        throw Checks.invalid("key", "\"" + template + "\"",
+            "dimension names joined by ':', like \"event:user:ip\"");
       }
     }
     return new KeyTemplate(template, parts);
   }
 
   static void checkDimension(String name) {
-    if (!isDimension(name)) {
-      throw new IllegalArgumentException("dimension : \"" + name
-          + "\" (expected: letters, digits, '-' or '_', starting with a letter)");
-    }
-  }
-
-  private static boolean isDimension(String s) {
-    if (s == null || s.isEmpty() || s.length() > 64 || !Character.isLetter(s.charAt(0))) {
-      return false;
-    }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '_';
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
+    Checks.dimension(name);
   }
 
   /** The key of {@code identity} under the rule whose escaped name is {@code rule}. */

@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import dev.sluice.core.internal.Checks;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -53,8 +54,8 @@ public final class Limit {
     long periodNanos = Checks.duration(period, "period");
     long interval = -Math.floorDiv(-periodNanos, refill);
     if (Math.multiplyHigh(burst, interval) != 0 || burst * interval > Checks.MAX_NANOS) {
-      throw new IllegalArgumentException("burst : " + burst + " (expected: a bucket that refills "
-          + "from empty within 3653 days at " + refill + " per " + period + ")");
+      throw Checks.invalid("burst", burst, "a bucket that refills from empty within 3653 days at "
+          + refill + " per " + period);
     }
     return new Limit(name, Kind.TOKEN_BUCKET, burst, burst * interval, interval, Double.NaN,
         Double.NaN,
@@ -81,9 +82,8 @@ public final class Limit {
   public static Limit slidingLog(String name, int limit, Duration window) {
     Checks.positive(limit, "limit");
     if (limit > 100_000) {
-      throw new IllegalArgumentException(
-          "limit : " + limit + " (expected: <= 100000 for a sliding log, which stores every hit; "
-              + "use a sliding window for larger limits)");
+      throw Checks.invalid("limit", limit, "<= 100000 for a sliding log, which stores every hit; "
+          + "use a sliding window for larger limits");
     }
     long w = Checks.duration(window, "window");
     return new Limit(name, Kind.SLIDING_LOG, limit, w, w, Double.NaN, Double.NaN,
@@ -99,13 +99,13 @@ public final class Limit {
     Checks.positive(maxScore, "maxScore");
     Checks.positive(perAction, "perAction");
     if (maxScore > 1e9) {
-      throw new IllegalArgumentException("maxScore : " + maxScore + " (expected: <= 1e9)");
+      throw Checks.invalid("maxScore", maxScore, "<= 1e9");
     }
     long max = Math.round(maxScore * DecayingScore.SCALE);
     long add = Math.round(perAction * DecayingScore.SCALE);
     if (add < 1 || add > max) {
-      throw new IllegalArgumentException("perAction : " + perAction
-          + " (expected: between 0.000001 and maxScore " + maxScore + ")");
+      throw Checks.invalid("perAction", perAction,
+          "between 0.000001 and maxScore " + maxScore);
     }
     long d = Checks.duration(decay, "decay");
     return new Limit(name, Kind.SCORE, max / add, Arith.mulDivCeil(max, d, DecayingScore.SCALE), d,

@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import dev.sluice.core.internal.Checks;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.sluice.core;
 
+import dev.sluice.core.internal.Checks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -157,8 +158,7 @@ public final class Rule {
     public Builder limit(Limit limit) {
       Checks.notNull(limit, "limit");
       if (limits.size() == MAX_LIMITS) {
-        throw new IllegalArgumentException(
-            "limits : " + (MAX_LIMITS + 1) + " (expected: at most " + MAX_LIMITS + " per rule)");
+        throw Checks.invalid("limits", MAX_LIMITS + 1, "at most " + MAX_LIMITS + " per rule");
       }
       limits.add(limit);
       return this;
@@ -190,14 +190,13 @@ public final class Rule {
 
     public Rule build() {
       if (limits.isEmpty()) {
-        throw new IllegalArgumentException(
-            "limits : [] (expected: at least one limit in rule '" + name + "')");
+        throw Checks.invalid("limits", "[]", "at least one limit in rule '" + name + "'");
       }
       Set<String> names = new HashSet<>();
       for (Limit limit : limits) {
         if (!names.add(limit.name())) {
-          throw new IllegalArgumentException("limits : '" + limit.name()
-              + "' appears twice (expected: unique limit names in rule '" + name + "')");
+          throw Checks.invalid("limits", "'" + limit.name() + "' appears twice",
+              "unique limit names in rule '" + name + "'");
         }
       }
       return new Rule(this);

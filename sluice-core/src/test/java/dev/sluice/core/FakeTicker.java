@@ -4,15 +4,15 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A ticker the test moves by hand. */
-final class FakeTicker implements Ticker {
+public final class FakeTicker implements Ticker {
 
   private final AtomicLong nanos;
 
-  FakeTicker() {
+  public FakeTicker() {
     this(0);
   }
 
-  FakeTicker(long start) {
+  public FakeTicker(long start) {
     this.nanos = new AtomicLong(start);
   }
 

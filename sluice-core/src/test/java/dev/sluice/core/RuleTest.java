@@ -182,8 +182,45 @@ class RuleTest {
         .limit(Limit.fixedWindow("w", 2, Duration.ofSeconds(1))).build())
         .hasMessage("limits : 'w' appears twice (expected: unique limit names in rule 'r')");
     assertThatThrownBy(() -> Rule.builder(" "))
-        .hasMessage("name : \" \" (expected: 1..128 non-blank characters)");
+        .hasMessage("name : \" \" (expected: 1..128 printable ASCII characters, not blank)");
     assertThatThrownBy(() -> Rule.builder("r").ban(Duration.ofSeconds(-1)))
-        .hasMessage("ban : PT-1S (expected: > 0)");
+        .hasMessage("ban : PT-1S (expected: >= 1ms)");
+  }
+
+  /** Regression (issue 7): "unicode rule" showed as "?n?code rule" in RateLimit-Policy. */
+  @Test
+  void nonAsciiNames_areRejected() {
+    assertThatThrownBy(() -> Rule.builder("\u00fcnicode rule"))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessage("name : \"\u00fcnicode rule\" (expected: 1..128 printable ASCII characters, "
+            + "not blank)");
+    assertThatThrownBy(() -> Limit.fixedWindow("tab\there", 1, Duration.ofSeconds(1)))
+        .isInstanceOf(InvalidValueException.class);
+  }
+
+  /** Regression (issue 7): metrics saw only the deciding rule, so a global backstop showed 0. */
+  @Test
+  void everyEvaluatedRule_reportsWhetherItRefused() {
+    Rule route = Rule.builder("route")
+        .limit(Limit.fixedWindow("w", 1, Duration.ofSeconds(10))).build();
+    Rule off = Rule.builder("off").mode(Mode.OFF)
+        .limit(Limit.fixedWindow("w", 1, Duration.ofSeconds(10))).build();
+    Rule backstop = Rule.builder("backstop").mode(Mode.SHADOW)
+        .limit(Limit.fixedWindow("w", 2, Duration.ofSeconds(10))).build();
+    List<Rule> rules = List.of(route, off, backstop);
+    Identity who = Identity.ip("203.0.113.10");
+
+    Decision first = limiter.check(rules, who, 1);
+    assertThat(first.allowed()).isTrue();
+    assertThat(List.of(first.refusedBy(0), first.refusedBy(1), first.refusedBy(2)))
+        .containsExactly(false, false, false);
+    Decision second = limiter.check(rules, who, 1);
+    assertThat(second.allowed()).isFalse();
+    assertThat(List.of(second.refusedBy(0), second.refusedBy(1), second.refusedBy(2)))
+        .containsExactly(true, false, false);
+    limiter.check(List.of(backstop), who, 1);
+    Decision third = limiter.check(rules, who, 1);
+    assertThat(List.of(third.refusedBy(0), third.refusedBy(1), third.refusedBy(2)))
+        .containsExactly(true, false, true);
   }
 }

@@ -113,7 +113,7 @@ class TokenBucketTest {
     assertThatThrownBy(() -> Limit.tokenBucket("x", 5, 0, Duration.ofSeconds(1)))
         .hasMessage("refill : 0 (expected: > 0)");
     assertThatThrownBy(() -> Limit.tokenBucket("x", 5, 1, Duration.ZERO))
-        .hasMessage("period : PT0S (expected: > 0)");
+        .hasMessage("period : PT0S (expected: >= 1ms)");
     assertThatThrownBy(() -> Limit.tokenBucket("x", Long.MAX_VALUE, 1, Duration.ofSeconds(1)))
         .hasMessageStartingWith("burst : 9223372036854775807 (expected: <= ");
     Timeline t = new Timeline();
@@ -121,5 +121,27 @@ class TokenBucketTest {
     assertThatThrownBy(() -> t.check(ANALYSIS, -1)).hasMessage("cost : -1 (expected: > 0)");
     assertThatThrownBy(() -> t.check(ANALYSIS, 16)).hasMessage(
         "cost : 16 (expected: <= 15, the capacity of limit 'analysis' in rule 'r')");
+  }
+
+  /** Regression (issue 7): a 1-per-1ns window let 30 of 30 requests through. */
+  @Test
+  void subMillisecondDurations_areRejected() {
+    assertThatThrownBy(() -> Limit.fixedWindow("w", 1, Duration.ofNanos(1)))
+        .hasMessage("window : PT0.000000001S (expected: >= 1ms)");
+    assertThatThrownBy(() -> Limit.tokenBucket("b", 1, 1, Duration.ofNanos(500_000)))
+        .hasMessage("period : PT0.0005S (expected: >= 1ms)");
+    assertThatThrownBy(() -> Limit.slidingWindow("s", 1, Duration.ofSeconds(-1)))
+        .hasMessage("window : PT-1S (expected: >= 1ms)");
+    assertThat(Limit.fixedWindow("w", 1, Duration.ofMillis(1)).windowNanos()).isEqualTo(1_000_000);
+  }
+
+  @Test
+  void invalidValues_carryFieldValueAndExpectation() {
+    assertThatThrownBy(() -> Limit.tokenBucket("x", -5, 1, Duration.ofSeconds(1)))
+        .isInstanceOfSatisfying(InvalidValueException.class, e -> {
+          assertThat(e.field()).isEqualTo("burst");
+          assertThat(e.value()).isEqualTo("-5");
+          assertThat(e.expected()).isEqualTo("> 0");
+        });
   }
 }

@@ -1,6 +1,6 @@
 package dev.sluice.netty;
 
-import dev.sluice.core.Check;
+import dev.sluice.core.policy.Check;
 import dev.sluice.core.Decision;
 import dev.sluice.core.RateLimiter;
 import io.netty.channel.ChannelDuplexHandler;

@@ -1,8 +1,8 @@
 package dev.sluice.netty;
 
-import dev.sluice.core.Check;
-import dev.sluice.core.Policy;
-import dev.sluice.core.RequestView;
+import dev.sluice.core.policy.Check;
+import dev.sluice.core.policy.Policy;
+import dev.sluice.core.policy.RequestView;
 import java.util.Objects;
 import java.util.function.Function;
 

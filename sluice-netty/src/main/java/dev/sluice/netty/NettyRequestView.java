@@ -1,6 +1,6 @@
 package dev.sluice.netty;
 
-import dev.sluice.core.RequestView;
+import dev.sluice.core.policy.RequestView;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;

@@ -5,7 +5,7 @@ import dev.sluice.core.Identity;
 import dev.sluice.core.Lease;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
-import dev.sluice.core.Source;
+import dev.sluice.core.policy.Source;
 import dev.sluice.core.Ticker;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;

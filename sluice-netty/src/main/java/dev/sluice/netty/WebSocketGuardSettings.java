@@ -2,9 +2,9 @@ package dev.sluice.netty;
 
 import dev.sluice.core.ConcurrencyLimit;
 import dev.sluice.core.OnStoreError;
-import dev.sluice.core.Policy;
+import dev.sluice.core.policy.Policy;
 import dev.sluice.core.Rule;
-import dev.sluice.core.Source;
+import dev.sluice.core.policy.Source;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

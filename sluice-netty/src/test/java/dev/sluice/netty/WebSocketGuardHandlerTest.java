@@ -2,7 +2,7 @@ package dev.sluice.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.core.Policy;
+import dev.sluice.core.policy.Policy;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Store;
 import io.netty.channel.embedded.EmbeddedChannel;

@@ -213,7 +213,8 @@ class DifferentialIntegrationTests {
       case 0: {
         long refill = 1 + rnd.nextInt(5);
         long interval = 100 + rnd.nextInt(50_000);
-        return Limit.tokenBucket(name, limit, refill, Duration.ofNanos(interval * 1000 * refill));
+        return Limit.tokenBucket(name, limit, refill,
+            Duration.ofNanos(Math.max(1_000_000L, interval * 1000 * refill)));
       }
       case 1:
         return Limit.fixedWindow(name, limit, window);

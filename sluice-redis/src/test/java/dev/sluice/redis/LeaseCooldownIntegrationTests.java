@@ -30,7 +30,7 @@ class LeaseCooldownIntegrationTests {
         Cooldown.builder("invite").maxRetries(3).retryWindow(Duration.ofMillis(50))
             .cooldown(Duration.ofMillis(10)).maxCooldown(Duration.ofMillis(80)).build(),
         Cooldown.builder("login").maxRetries(1).retryWindow(Duration.ofMillis(5))
-            .cooldown(Duration.ofNanos(1000)).maxCooldown(Duration.ofMillis(3)).build()};
+            .cooldown(Duration.ofMillis(1)).maxCooldown(Duration.ofMillis(3)).build()};
     Store memory = Store.memory(nanos::get, 10_000);
     Random rnd = new Random(42);
     int locks = 0;

@@ -1,13 +1,13 @@
 package dev.sluice.server.config;
 
-import dev.sluice.core.ClientAddressResolver;
+import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
-import dev.sluice.core.Policy;
-import dev.sluice.core.Route;
+import dev.sluice.core.policy.Policy;
+import dev.sluice.core.policy.Route;
 import dev.sluice.core.Rule;
-import dev.sluice.core.Source;
+import dev.sluice.core.policy.Source;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;

@@ -1,6 +1,6 @@
 package dev.sluice.server.config;
 
-import dev.sluice.core.Policy;
+import dev.sluice.core.policy.Policy;
 import java.nio.file.Path;
 
 /**

@@ -1,6 +1,6 @@
 package dev.sluice.server.gateway;
 
-import dev.sluice.core.Policy;
+import dev.sluice.core.policy.Policy;
 import dev.sluice.netty.CorsHeaders;
 import dev.sluice.netty.HttpRateLimitSettings;
 import dev.sluice.netty.WebSocketGuardSettings;

@@ -1,9 +1,9 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.core.Limit;
-import dev.sluice.core.Policy;
+import dev.sluice.core.policy.Policy;
 import dev.sluice.core.RateLimiter;
-import dev.sluice.core.Route;
+import dev.sluice.core.policy.Route;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;

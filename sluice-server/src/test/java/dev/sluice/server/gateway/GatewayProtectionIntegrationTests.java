@@ -2,7 +2,7 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.core.ClientAddressResolver;
+import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.server.config.CorsSettings;
 import dev.sluice.server.config.GatewaySettings;
 import dev.sluice.server.config.ServerConfig;

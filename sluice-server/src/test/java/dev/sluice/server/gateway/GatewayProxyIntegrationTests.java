@@ -2,11 +2,11 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.core.ClientAddressResolver;
+import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
-import dev.sluice.core.Policy;
-import dev.sluice.core.Route;
+import dev.sluice.core.policy.Policy;
+import dev.sluice.core.policy.Route;
 import dev.sluice.core.Rule;
 import dev.sluice.server.config.CorsSettings;
 import dev.sluice.server.config.GatewaySettings;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.Limit;
-import dev.sluice.core.Policy;
-import dev.sluice.core.Route;
+import dev.sluice.core.policy.Policy;
+import dev.sluice.core.policy.Route;
 import dev.sluice.core.Rule;
-import dev.sluice.core.Source;
+import dev.sluice.core.policy.Source;
 import dev.sluice.server.config.ServerConfig;
 import dev.sluice.server.config.WebSocketSettings;
 import java.net.http.WebSocketHandshakeException;

@@ -1,4 +1,4 @@
-package dev.sluice.core;
+package dev.sluice.core.address;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

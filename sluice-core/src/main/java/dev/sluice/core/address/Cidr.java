@@ -1,4 +1,4 @@
-package dev.sluice.core;
+package dev.sluice.core.address;
 
 /**
  * An IPv4 or IPv6 network, {@code 10.0.0.0/8} or {@code 2001:db8::/32}; a bare address is a

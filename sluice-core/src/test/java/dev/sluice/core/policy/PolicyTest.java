@@ -1,5 +1,11 @@
-package dev.sluice.core;
+package dev.sluice.core.policy;
 
+import dev.sluice.core.FakeTicker;
+import dev.sluice.core.Limit;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.address.ClientAddressResolver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,9 @@
-package dev.sluice.core;
+package dev.sluice.core.policy;
 
+import dev.sluice.core.Identity;
+import dev.sluice.core.Rule;
+import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -135,8 +139,8 @@ public final class Policy {
     public Builder rule(Rule rule) {
       Checks.notNull(rule, "rule");
       if (rules.putIfAbsent(rule.name(), rule) != null) {
-        throw new IllegalArgumentException(
-            "rules : '" + rule.name() + "' appears twice (expected: unique rule names)");
+        throw Checks.invalid("rules", "'" + rule.name() + "' appears twice",
+            "unique rule names");
       }
       return this;
     }
@@ -155,7 +159,7 @@ public final class Policy {
 
     /** Declares where key dimension {@code name} comes from. */
     public Builder dimension(String name, Source source) {
-      KeyTemplate.checkDimension(name);
+      Checks.dimension(name);
       dimensions.put(name, Checks.notNull(source, "source"));
       return this;
     }
@@ -180,13 +184,13 @@ public final class Policy {
     private void requireRule(String name, String where) {
       Rule rule = rules.get(name);
       if (rule == null) {
-        throw new IllegalArgumentException("rule : '" + name + "' in " + where
-            + " (expected: one of " + rules.keySet() + ")");
+        throw Checks.invalid("rule", "'" + name + "' in " + where,
+            "one of " + rules.keySet());
       }
       for (String dimension : rule.dimensions()) {
         if (!dimensions.containsKey(dimension)) {
-          throw new IllegalArgumentException("key : '" + dimension + "' in rule '" + name
-              + "' (expected: a declared dimension, one of " + dimensions.keySet() + ")");
+          throw Checks.invalid("key", "'" + dimension + "' in rule '" + name + "'",
+              "a declared dimension, one of " + dimensions.keySet());
         }
       }
     }

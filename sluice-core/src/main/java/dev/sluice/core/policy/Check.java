@@ -1,5 +1,9 @@
-package dev.sluice.core;
+package dev.sluice.core.policy;
 
+import dev.sluice.core.Decision;
+import dev.sluice.core.Identity;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
 import java.util.List;
 
 /**

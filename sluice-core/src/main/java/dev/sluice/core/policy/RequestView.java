@@ -1,4 +1,4 @@
-package dev.sluice.core;
+package dev.sluice.core.policy;
 
 import java.util.List;
 

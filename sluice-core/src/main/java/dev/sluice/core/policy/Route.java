@@ -1,5 +1,6 @@
-package dev.sluice.core;
+package dev.sluice.core.policy;
 
+import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

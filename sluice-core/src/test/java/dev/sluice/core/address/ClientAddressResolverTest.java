@@ -1,10 +1,10 @@
-package dev.sluice.core;
+package dev.sluice.core.address;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.sluice.core.ClientAddressResolver.Header;
+import dev.sluice.core.address.ClientAddressResolver.Header;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sluice.core;
+package dev.sluice.core.address;
 
 /**
  * IP address literals: text to bytes and back, without any name lookup.

@@ -1,5 +1,7 @@
-package dev.sluice.core;
+package dev.sluice.core.policy;
 
+import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.internal.Checks;
 import java.util.List;
 import java.util.Locale;
 

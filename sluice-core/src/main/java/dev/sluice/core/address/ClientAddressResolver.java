@@ -1,5 +1,6 @@
-package dev.sluice.core;
+package dev.sluice.core.address;
 
+import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -435,7 +436,7 @@ public final class ClientAddressResolver {
          */
         public Builder trustedHops(int n) {
             if (n < 0 || n > MAX_HOPS) {
-                throw new IllegalArgumentException("trustedHops : " + n + " (expected: 0.." + MAX_HOPS + ")");
+                throw Checks.invalid("trustedHops", n, "0.." + MAX_HOPS);
             }
             this.trustedHops = n;
             return this;
@@ -449,14 +450,14 @@ public final class ClientAddressResolver {
          */
         public Builder trustedProxies(List<String> cidrs) {
             if (cidrs == null) {
-                throw new IllegalArgumentException("trustedProxies : null (expected: a list of CIDRs)");
+                throw Checks.invalid("trustedProxies", null, "a list of CIDRs");
             }
             List<Cidr> parsed = new ArrayList<>(cidrs.size());
             for (String text : cidrs) {
                 Cidr c = Cidr.parse(text);
                 if (c == null) {
-                    throw new IllegalArgumentException("trustedProxies : " + text
-                            + " (expected: an IPv4 or IPv6 address with an optional /prefix)");
+                    throw Checks.invalid("trustedProxies", text,
+                            "an IPv4 or IPv6 address with an optional /prefix");
                 }
                 parsed.add(c);
             }
@@ -471,7 +472,7 @@ public final class ClientAddressResolver {
          */
         public Builder ipv6Prefix(int bits) {
             if (bits < 1 || bits > 128) {
-                throw new IllegalArgumentException("ipv6Prefix : " + bits + " (expected: 1..128)");
+                throw Checks.invalid("ipv6Prefix", bits, "1..128");
             }
             this.ipv6Prefix = bits;
             return this;
@@ -484,8 +485,8 @@ public final class ClientAddressResolver {
          */
         public Builder unknownBucket(String name) {
             if (!isKeySafe(name)) {
-                throw new IllegalArgumentException("unknownBucket : " + name
-                        + " (expected: 1..64 printable ASCII characters, no spaces)");
+                throw Checks.invalid("unknownBucket", name,
+                        "1..64 printable ASCII characters, no spaces");
             }
             this.unknownBucket = name;
             return this;
@@ -494,7 +495,7 @@ public final class ClientAddressResolver {
         /** Whether {@code h} is read (all three are by default; see the class comment on choosing). */
         public Builder header(Header h, boolean on) {
             if (h == null) {
-                throw new IllegalArgumentException("header : null (expected: FORWARDED, X_FORWARDED_FOR or X_REAL_IP)");
+                throw Checks.invalid("header", null, "FORWARDED, X_FORWARDED_FOR or X_REAL_IP");
             }
             switch (h) {
                 case FORWARDED:

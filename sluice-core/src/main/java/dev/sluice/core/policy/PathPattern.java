@@ -1,4 +1,7 @@
-package dev.sluice.core;
+package dev.sluice.core.policy;
+
+import dev.sluice.core.internal.Checks;
+
 
 /**
  * A path glob: {@code *} matches within one segment, {@code **} matches any number of segments
@@ -17,8 +20,8 @@ final class PathPattern {
   static PathPattern parse(String pattern) {
     Checks.notNull(pattern, "path");
     if (!pattern.startsWith("/") || pattern.length() > 1024) {
-      throw new IllegalArgumentException("path : \"" + pattern
-          + "\" (expected: a pattern starting with '/', like \"/api/**\")");
+      throw Checks.invalid("path", "\"" + pattern + "\"",
+          "a pattern starting with '/', like \"/api/**\"");
     }
     return new PathPattern(pattern, split(pattern));
   }

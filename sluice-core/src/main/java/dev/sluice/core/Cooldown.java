@@ -75,6 +75,11 @@ public final class Cooldown {
     return key.keyOf(KeyTemplate.escape(name), identity, "unknown");
   }
 
+  /** Every parameter that shapes the state, for the in-memory store's tables. */
+  String layout() {
+    return maxRetries + "," + retryWindow + "," + cooldown + "," + maxCooldown;
+  }
+
   /** The lock length after {@code level} earlier locks. */
   long lockNanos(long level) {
     if (level >= 62 || cooldown > (maxCooldown >> level)) {

@@ -9,29 +9,33 @@ import java.time.Duration;
  * with the longest wait when several did) and {@link #retryAfterNanos()} is the exact wait. When
  * allowed, they name the binding limit: the one with the fewest calls remaining, which is what
  * {@code X-RateLimit-*} headers report. Durations are nanoseconds from the decision's instant.
+ *
+ * <p>Immutable, except for its one subclass, {@link MutableDecision}, the caller-owned buffer of
+ * allocation-free checks, whose values change with each check written into it.
  */
-public final class Decision {
+public sealed class Decision permits MutableDecision {
 
   private static final Decision UNLIMITED =
       new Decision(true, null, null, -1, -1, 0, 0, 0, false, false, Double.NaN, Double.NaN,
           null, false);
 
-  private final boolean allowed;
-  private final String rule;
-  private final String limitName;
-  private final long limit;
-  private final long remaining;
-  private final long resetNanos;
-  private final long retryAfterNanos;
-  private final long windowNanos;
-  private final boolean banned;
-  private final boolean banApplied;
-  private final double currentScore;
-  private final double maxScore;
-  private final String shadowRule;
-  private final boolean degraded;
+  // Not final so that MutableDecision can reuse them; a plain Decision never changes them.
+  boolean allowed;
+  String rule;
+  String limitName;
+  long limit;
+  long remaining;
+  long resetNanos;
+  long retryAfterNanos;
+  long windowNanos;
+  boolean banned;
+  boolean banApplied;
+  double currentScore;
+  double maxScore;
+  String shadowRule;
+  boolean degraded;
   /** Bit i set: rule i of the checked list refused (shadow rules included). */
-  private long refusedMask;
+  long refusedMask;
 
   Decision(boolean allowed, String rule, String limitName, long limit, long remaining,
       long resetNanos, long retryAfterNanos, long windowNanos, boolean banned, boolean banApplied,
@@ -50,6 +54,14 @@ public final class Decision {
     this.maxScore = maxScore;
     this.shadowRule = shadowRule;
     this.degraded = degraded;
+  }
+
+  /** A copy of {@code d}'s values. */
+  Decision(Decision d) {
+    this(d.allowed, d.rule, d.limitName, d.limit, d.remaining, d.resetNanos, d.retryAfterNanos,
+        d.windowNanos, d.banned, d.banApplied, d.currentScore, d.maxScore, d.shadowRule,
+        d.degraded);
+    this.refusedMask = d.refusedMask;
   }
 
   /** The decision of a check in which no rule applied. */
@@ -149,11 +161,6 @@ public final class Decision {
    */
   public boolean refusedBy(int index) {
     return index >= 0 && index < 64 && (refusedMask & (1L << index)) != 0;
-  }
-
-  Decision withRefusedMask(long mask) {
-    this.refusedMask = mask;
-    return this;
   }
 
   /** True when the store failed and the rule's {@link OnStoreError} decided. */

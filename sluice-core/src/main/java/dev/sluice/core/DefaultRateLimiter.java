@@ -4,12 +4,16 @@ import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** Folds a store's verdicts into one {@link Decision}; turns store failures into outcomes. */
 final class DefaultRateLimiter implements RateLimiter {
 
-  private static final long DEGRADED_RETRY_NANOS = 1_000_000_000L;
+  /** The buffer of the allocating entry points, one per thread. */
+  private static final ThreadLocal<MutableDecision> SCRATCH =
+      ThreadLocal.withInitial(MutableDecision::new);
 
   private final Store store;
 
@@ -24,58 +28,82 @@ final class DefaultRateLimiter implements RateLimiter {
 
   @Override
   public Decision check(Rule rule, Identity identity) {
-    if (rule.mode() == Mode.OFF) {
-      return Decision.unlimited();
-    }
-    String key = rule.keyFor(identity);
-    Verdict v;
-    try {
-      v = store.evaluate(rule, key, 1);
-    } catch (RuntimeException e) {
-      return degraded(List.of(rule));
-    }
-    boolean shadowRefused = !v.allowed() && rule.mode() == Mode.SHADOW;
-    return decision(rule, v, v.allowed() || shadowRefused, shadowRefused ? rule.name() : null)
-        .withRefusedMask(v.allowed() ? 0 : 1);
+    MutableDecision d = SCRATCH.get();
+    check(rule.asList(), identity, 1, d);
+    return d.snapshot();
   }
 
   @Override
   public Decision check(List<Rule> rules, Identity identity, long cost) {
-    Checks.positive(cost, "cost");
-    List<Rule> active = rules;
-    for (Rule rule : rules) {
-      if (rule.mode() == Mode.OFF) {
-        active = withoutOff(rules);
-        break;
-      }
-    }
-    if (active.isEmpty()) {
-      return Decision.unlimited();
-    }
-    List<String> keys = new ArrayList<>(active.size());
-    for (Rule rule : active) {
-      checkCost(rule, cost);
-      keys.add(rule.keyFor(identity));
-    }
-    List<Verdict> verdicts;
-    try {
-      verdicts = store.evaluate(active, keys, cost);
-    } catch (RuntimeException e) {
-      return degraded(active);
-    }
-    Decision d = fold(active, verdicts);
-    long mask = 0;
-    for (int i = 0, j = 0; i < rules.size() && i < 64; i++) {
-      if (rules.get(i).mode() != Mode.OFF) {
-        if (!verdicts.get(j++).allowed()) {
-          mask |= 1L << i;
-        }
-      }
-    }
-    return d.withRefusedMask(mask);
+    MutableDecision d = SCRATCH.get();
+    check(rules, identity, cost, d);
+    return d.snapshot();
   }
 
-  private static List<Rule> withoutOff(List<Rule> rules) {
+  @Override
+  public boolean check(Rule rule, Identity identity, long cost, MutableDecision into) {
+    return check(rule.asList(), identity, cost, into);
+  }
+
+  @Override
+  public boolean check(List<Rule> rules, Identity identity, long cost, MutableDecision into) {
+    List<Rule> active = active(rules, cost);
+    if (active.isEmpty()) {
+      into.setUnlimited();
+      return true;
+    }
+    Verdicts v = into.verdicts;
+    try {
+      store.evaluate(active, identity, cost, v);
+    } catch (RuntimeException e) {
+      into.storeFailed(active);
+      return into.allowed();
+    }
+    into.refusedMask = mask(rules, active, into.fold(active, v));
+    return into.allowed();
+  }
+
+  @Override
+  public CompletionStage<Decision> checkAsync(List<Rule> rules, Identity identity, long cost) {
+    if (store.isLocal()) {
+      return CompletableFuture.completedFuture(check(rules, identity, cost));
+    }
+    List<Rule> active = active(rules, cost);
+    if (active.isEmpty()) {
+      return CompletableFuture.completedFuture(Decision.unlimited());
+    }
+    MutableDecision into = new MutableDecision();
+    CompletionStage<Verdicts> stage;
+    try {
+      stage = store.evaluateAsync(active, identity, cost, into.verdicts);
+    } catch (RuntimeException e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    return stage.handle((v, e) -> {
+      if (e != null) {
+        into.storeFailed(active);
+      } else {
+        into.refusedMask = mask(rules, active, into.fold(active, v));
+      }
+      return into.snapshot();
+    });
+  }
+
+  /** The rules not in mode OFF, after checking that {@code cost} fits each of them. */
+  private static List<Rule> active(List<Rule> rules, long cost) {
+    Checks.positive(cost, "cost");
+    boolean off = false;
+    // Indexed: an iterator is allocated wherever the JIT sees several list classes here.
+    for (int i = 0, n = rules.size(); i < n; i++) {
+      Rule rule = rules.get(i);
+      if (cost > rule.minCapacity()) {
+        throw tooCostly(rule, cost);
+      }
+      off |= rule.mode() == Mode.OFF;
+    }
+    if (!off) {
+      return rules;
+    }
     List<Rule> active = new ArrayList<>(rules.size());
     for (Rule rule : rules) {
       if (rule.mode() != Mode.OFF) {
@@ -85,64 +113,31 @@ final class DefaultRateLimiter implements RateLimiter {
     return active;
   }
 
-  private static void checkCost(Rule rule, long cost) {
+  private static IllegalArgumentException tooCostly(Rule rule, long cost) {
     for (Limit limit : rule.limits()) {
       if (cost > limit.capacity()) {
-        throw Checks.invalid("cost", cost, "<= " + limit.capacity()
+        return Checks.invalid("cost", cost, "<= " + limit.capacity()
             + ", the capacity of limit '" + limit.name() + "' in rule '" + rule.name() + "'");
       }
     }
+    throw new AssertionError(rule);
   }
 
-  private static Decision fold(List<Rule> rules, List<Verdict> verdicts) {
-    int refused = -1;
-    int binding = -1;
-    int shadow = -1;
-    for (int i = 0; i < rules.size(); i++) {
-      Verdict v = verdicts.get(i);
-      Rule rule = rules.get(i);
-      if (rule.mode() == Mode.SHADOW) {
-        if (!v.allowed() && shadow < 0) {
-          shadow = i;
+  /** The refusal mask of {@code active} mapped back to indices of {@code rules}. */
+  private static long mask(List<Rule> rules, List<Rule> active, long activeMask) {
+    if (rules == active) {
+      return activeMask;
+    }
+    long mask = 0;
+    for (int i = 0, j = 0; i < rules.size() && i < 64; i++) {
+      if (rules.get(i).mode() != Mode.OFF) {
+        if ((activeMask & (1L << j)) != 0) {
+          mask |= 1L << i;
         }
-      } else if (!v.allowed()) {
-        if (refused < 0 || v.retryAfterNanos() > verdicts.get(refused).retryAfterNanos()) {
-          refused = i;
-        }
-      } else if (binding < 0 || v.remaining() < verdicts.get(binding).remaining()) {
-        binding = i;
+        j++;
       }
     }
-    String shadowRule = shadow < 0 ? null : rules.get(shadow).name();
-    int decider = refused >= 0 ? refused : binding >= 0 ? binding : shadow >= 0 ? shadow : 0;
-    return decision(rules.get(decider), verdicts.get(decider), refused < 0, shadowRule);
-  }
-
-  /** The decision reporting {@code v} of {@code rule}, the deciding rule of the check. */
-  private static Decision decision(Rule rule, Verdict v, boolean allowed, String shadowRule) {
-    if (v.banned() && !v.banApplied()) {
-      return new Decision(allowed, rule.name(), null, -1, 0, v.resetNanos(),
-          allowed ? 0 : v.retryAfterNanos(), rule.banNanos(), true, false, Double.NaN,
-          Double.NaN, shadowRule, v.degraded());
-    }
-    Limit limit = rule.limits().get(v.limitIndex());
-    boolean scored = limit.kind() == Limit.Kind.SCORE && (!v.allowed() || !allowed);
-    return new Decision(allowed, rule.name(), limit.name(), limit.capacity(), v.remaining(),
-        v.resetNanos(), allowed ? 0 : v.retryAfterNanos(), limit.windowNanos(),
-        v.banApplied() && !allowed, v.banApplied() && !allowed,
-        scored ? v.score() : Double.NaN, scored ? limit.maxScore() : Double.NaN, shadowRule,
-        v.degraded());
-  }
-
-  private static Decision degraded(List<Rule> rules) {
-    for (Rule rule : rules) {
-      if (rule.mode() == Mode.ENFORCE && rule.onStoreError() == OnStoreError.DENY) {
-        return new Decision(false, rule.name(), null, -1, 0, DEGRADED_RETRY_NANOS,
-            DEGRADED_RETRY_NANOS, 0, false, false, Double.NaN, Double.NaN, null, true);
-      }
-    }
-    return new Decision(true, rules.get(0).name(), null, -1, -1, 0, 0, 0, false, false,
-        Double.NaN, Double.NaN, null, true);
+    return mask;
   }
 
   @Override
@@ -152,26 +147,64 @@ final class DefaultRateLimiter implements RateLimiter {
     try {
       id = store.acquire(key, limit.max(), limit.leaseTtlNanos());
     } catch (RuntimeException e) {
-      return limit.onStoreError() == OnStoreError.ALLOW
-          ? Optional.of(new StoreLease(key, 0, limit.leaseTtlNanos(), true))
-          : Optional.empty();
+      return failedLease(limit, key);
     }
+    return lease(limit, key, id);
+  }
+
+  @Override
+  public CompletionStage<Optional<Lease>> acquireAsync(ConcurrencyLimit limit,
+      Identity identity) {
+    String key = limit.keyFor(identity);
+    CompletionStage<Long> stage;
+    try {
+      stage = store.acquireAsync(key, limit.max(), limit.leaseTtlNanos());
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(failedLease(limit, key));
+    }
+    return stage.handle((id, e) -> e != null ? failedLease(limit, key) : lease(limit, key, id));
+  }
+
+  private Optional<Lease> lease(ConcurrencyLimit limit, String key, long id) {
     return id == 0 ? Optional.empty()
         : Optional.of(new StoreLease(key, id, limit.leaseTtlNanos(), false));
   }
 
+  private Optional<Lease> failedLease(ConcurrencyLimit limit, String key) {
+    return limit.onStoreError() == OnStoreError.ALLOW
+        ? Optional.of(new StoreLease(key, 0, limit.leaseTtlNanos(), true))
+        : Optional.empty();
+  }
+
   @Override
   public Decision cooldown(Cooldown cooldown, Identity identity, Cooldown.Event event) {
-    Verdict v;
+    MutableDecision d = new MutableDecision();
     try {
-      v = store.cooldown(cooldown.keyFor(identity), cooldown, event);
+      d.cooldown(cooldown, store.cooldown(cooldown.keyFor(identity), cooldown, event));
     } catch (RuntimeException e) {
-      return new Decision(true, cooldown.name(), null, -1, -1, 0, 0, 0, false, false,
-          Double.NaN, Double.NaN, null, true);
+      d.cooldownFailed(cooldown);
     }
-    return new Decision(v.allowed(), cooldown.name(), cooldown.name(), cooldown.maxRetries(),
-        v.remaining(), v.resetNanos(), v.retryAfterNanos(), cooldown.retryWindow().toNanos(),
-        v.banned(), v.banApplied(), Double.NaN, Double.NaN, null, v.degraded());
+    return d.snapshot();
+  }
+
+  @Override
+  public CompletionStage<Decision> cooldownAsync(Cooldown cooldown, Identity identity,
+      Cooldown.Event event) {
+    MutableDecision d = new MutableDecision();
+    CompletionStage<Verdict> stage;
+    try {
+      stage = store.cooldownAsync(cooldown.keyFor(identity), cooldown, event);
+    } catch (RuntimeException e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    return stage.handle((v, e) -> {
+      if (e != null) {
+        d.cooldownFailed(cooldown);
+      } else {
+        d.cooldown(cooldown, v);
+      }
+      return d.snapshot();
+    });
   }
 
   private final class StoreLease implements Lease {
@@ -201,6 +234,18 @@ final class DefaultRateLimiter implements RateLimiter {
     }
 
     @Override
+    public CompletionStage<Boolean> renewAsync() {
+      if (degraded || closed.get()) {
+        return CompletableFuture.completedFuture(degraded);
+      }
+      try {
+        return store.renewAsync(key, id, ttl).exceptionally(e -> true);
+      } catch (RuntimeException e) {
+        return CompletableFuture.completedFuture(true);
+      }
+    }
+
+    @Override
     public boolean degraded() {
       return degraded;
     }
@@ -209,7 +254,7 @@ final class DefaultRateLimiter implements RateLimiter {
     public void close() {
       if (!degraded && closed.compareAndSet(false, true)) {
         try {
-          store.release(key, id);
+          store.releaseAsync(key, id);
         } catch (RuntimeException e) {
           // The lease expires on its own after its time-to-live.
         }

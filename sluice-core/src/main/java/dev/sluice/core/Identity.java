@@ -1,5 +1,7 @@
 package dev.sluice.core;
 
+import dev.sluice.core.address.ClientAddress;
+import dev.sluice.core.internal.Checks;
 import java.util.Arrays;
 
 /**
@@ -8,14 +10,25 @@ import java.util.Arrays;
  *
  * <p>A rule's key template picks the dimensions it counts by. A dimension that is absent (or
  * blank) puts the caller in a named shared bucket, never outside the limit.
+ *
+ * <p>A value is text or a {@link ClientAddress}. The two are interchangeable: a text value that
+ * is an address's canonical text ({@code "203.0.113.7"}) keys exactly like that address, so
+ * {@code Identity.ip("203.0.113.7")} and {@code Identity.ip(resolver.resolve(...))} share a
+ * bucket. The address form costs less per check: the in-memory store keys on its 128 bits.
  */
 public final class Identity {
 
-  private static final Identity EMPTY = new Identity(new String[0]);
+  private static final String IP = "ip";
+  private static final Object[] NONE = new Object[0];
+  private static final Identity EMPTY = new Identity(null, NONE);
 
-  private final String[] pairs;
+  /** The {@code ip} dimension, kept apart because nearly every rule reads it. */
+  private final Object ip;
+  /** Other dimensions: name, value, name, value... */
+  private final Object[] pairs;
 
-  private Identity(String[] pairs) {
+  private Identity(Object ip, Object[] pairs) {
+    this.ip = ip;
     this.pairs = pairs;
   }
 
@@ -24,9 +37,14 @@ public final class Identity {
     return EMPTY;
   }
 
-  /** An identity with one dimension, {@code ip}. */
+  /** An identity with one dimension, {@code ip}; empty when {@code address} is null. */
   public static Identity ip(String address) {
-    return EMPTY.with("ip", address);
+    return address == null ? EMPTY : new Identity(address, NONE);
+  }
+
+  /** An identity with one dimension, {@code ip}; empty when {@code address} is null. */
+  public static Identity ip(ClientAddress address) {
+    return address == null ? EMPTY : new Identity(address, NONE);
   }
 
   /**
@@ -35,12 +53,24 @@ public final class Identity {
    * @throws IllegalArgumentException if the dimension name is not a simple word
    */
   public Identity with(String dimension, String value) {
-    KeyTemplate.checkDimension(dimension);
+    return set(dimension, value);
+  }
+
+  /** Returns a copy with {@code dimension} set to an address; a null value removes it. */
+  public Identity with(String dimension, ClientAddress value) {
+    return set(dimension, value);
+  }
+
+  private Identity set(String dimension, Object value) {
+    Checks.dimension(dimension);
+    if (IP.equals(dimension)) {
+      return value == ip ? this : new Identity(value, pairs);
+    }
     int i = indexOf(dimension);
-    String[] next;
+    Object[] next;
     if (i >= 0) {
       if (value == null) {
-        next = new String[pairs.length - 2];
+        next = new Object[pairs.length - 2];
         System.arraycopy(pairs, 0, next, 0, i);
         System.arraycopy(pairs, i + 2, next, i, pairs.length - i - 2);
       } else {
@@ -54,18 +84,33 @@ public final class Identity {
       next[pairs.length] = dimension;
       next[pairs.length + 1] = value;
     }
-    return new Identity(next);
+    return new Identity(ip, next);
   }
 
-  /** The value of a dimension, or null when absent. */
+  /** True when the dimension has a value. */
+  public boolean has(String dimension) {
+    return value(dimension) != null;
+  }
+
+  /** The value of a dimension as text, or null when absent. */
   public String get(String dimension) {
+    Object v = value(dimension);
+    return v == null ? null : v.toString();
+  }
+
+  /** The value of a dimension (a String or a {@link ClientAddress}), or null when absent. */
+  Object value(String dimension) {
+    if (dimension == IP || IP.equals(dimension)) {
+      return ip;
+    }
     int i = indexOf(dimension);
     return i < 0 ? null : pairs[i + 1];
   }
 
   private int indexOf(String dimension) {
     for (int i = 0; i < pairs.length; i += 2) {
-      if (pairs[i].equals(dimension)) {
+      Object name = pairs[i];
+      if (name == dimension || name.equals(dimension)) {
         return i;
       }
     }
@@ -74,20 +119,40 @@ public final class Identity {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Identity other && Arrays.equals(pairs, other.pairs);
+    if (!(o instanceof Identity other) || other.pairs.length != pairs.length
+        || !sameValue(ip, other.ip)) {
+      return false;
+    }
+    for (int i = 0; i < pairs.length; i += 2) {
+      if (!sameValue(pairs[i + 1], other.value((String) pairs[i]))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean sameValue(Object a, Object b) {
+    return a == null ? b == null : b != null && a.toString().equals(b.toString());
   }
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(pairs);
+    int h = ip == null ? 0 : ip.toString().hashCode();
+    for (int i = 0; i < pairs.length; i += 2) {
+      h += pairs[i].hashCode() ^ pairs[i + 1].toString().hashCode();
+    }
+    return h;
   }
 
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("Identity{");
+    if (ip != null) {
+      sb.append("ip=").append(KeyTemplate.escape(ip.toString()));
+    }
     for (int i = 0; i < pairs.length; i += 2) {
-      sb.append(i == 0 ? "" : ", ").append(pairs[i]).append('=')
-          .append(KeyTemplate.escape(pairs[i + 1]));
+      sb.append(sb.length() > 9 ? ", " : "").append(pairs[i]).append('=')
+          .append(KeyTemplate.escape(pairs[i + 1].toString()));
     }
     return sb.append('}').toString();
   }

@@ -31,6 +31,9 @@ final class KeyTemplate {
   static KeyTemplate parse(String template) {
     Checks.notNull(template, "key");
     String[] parts = template.split(":", -1);
+    for (int i = 0; i < parts.length; i++) {
+      parts[i] = parts[i].intern(); // lets Identity find "ip" by reference
+    }
     for (String part : parts) {
       if (!Checks.isDimension(part)) {
         throw Checks.invalid("key", "\"" + template + "\"",
@@ -93,6 +96,11 @@ final class KeyTemplate {
     return java.util.List.of(dimensions);
   }
 
+  /** The dimension names, in order; the array is never modified. */
+  String[] dimensionArray() {
+    return dimensions;
+  }
+
   static String escape(String value) {
     StringBuilder sb = new StringBuilder(value.length());
     appendEscaped(sb, value);
@@ -119,13 +127,33 @@ final class KeyTemplate {
     }
   }
 
+  /**
+   * Percent-encodes the code point at {@code i} as UTF-8. An unpaired surrogate, which UTF-8
+   * cannot carry, is encoded as the three bytes its code unit would take (WTF-8), so no two
+   * distinct values share an encoding.
+   */
   private static void percentEncode(StringBuilder sb, String value, int i) {
     int cp = value.codePointAt(i);
-    byte[] bytes = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8);
-    for (byte b : bytes) {
-      sb.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)))
-          .append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));
+    if (cp < 0x80) {
+      appendByte(sb, cp);
+    } else if (cp < 0x800) {
+      appendByte(sb, 0xC0 | (cp >> 6));
+      appendByte(sb, 0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      appendByte(sb, 0xE0 | (cp >> 12));
+      appendByte(sb, 0x80 | ((cp >> 6) & 0x3F));
+      appendByte(sb, 0x80 | (cp & 0x3F));
+    } else {
+      appendByte(sb, 0xF0 | (cp >> 18));
+      appendByte(sb, 0x80 | ((cp >> 12) & 0x3F));
+      appendByte(sb, 0x80 | ((cp >> 6) & 0x3F));
+      appendByte(sb, 0x80 | (cp & 0x3F));
     }
+  }
+
+  private static void appendByte(StringBuilder sb, int b) {
+    sb.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)))
+        .append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));
   }
 
   private static String sha256(String value) {

@@ -159,6 +159,12 @@ public final class Limit {
     return algorithm;
   }
 
+  /** Every parameter that shapes the state, for {@link Rule#layout()}. */
+  String layout() {
+    return kind.configName() + "(" + capacity + "," + windowNanos + "," + periodNanos + ","
+        + maxScore + "," + perAction + ")";
+  }
+
   @Override
   public String toString() {
     String shape = kind == Kind.SCORE

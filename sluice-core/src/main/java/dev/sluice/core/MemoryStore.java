@@ -1,53 +1,55 @@
 package dev.sluice.core;
 
+import dev.sluice.core.MemoryTable.Segment;
 import dev.sluice.core.internal.Checks;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The in-memory store: a concurrent map from key to a small array of longs, each key guarded by
- * its own monitor. A check over several keys locks them in key order, so checks never deadlock
- * and no lock is global.
+ * The in-memory store: per state layout, a {@link MemoryTable} of 128-bit hashed keys
+ * ({@link KeyHash}) with state inline. A one-rule token-bucket check is one lock-free
+ * compare-and-set and allocates nothing; other checks hold their keys' guard words, taken in one
+ * global order, so checks over several keys never deadlock and no lock is global.
  *
  * <p>After 50,000 new keys (fewer for a small cap) one thread drops every fresh state, as seed 000
  * sweeps full buckets past 50,000 keys, so idle keys do not wait for the cap; the next such sweep
- * waits for as many new keys as half the map holds, so the cost per new key stays constant.
+ * waits for as many new keys as half the store holds, so the cost per new key stays constant.
  *
  * <p>Memory is bounded by {@code maxKeys}. When a new key would pass the cap, one thread sweeps:
  * first it drops every fresh state (full bucket, expired window, zero score, expired ban, which
- * decides exactly like an absent key, so no decision changes); if the map is still above 90% of the
- * cap it drops states that are not currently refusing (their callers regain some allowance, the
- * documented cost of a key flood). A key that is over its limit or banned is never dropped. If
- * the cap is full of such keys, new keys of a rule share one overflow bucket per rule (room for up
- * to 64 of them is kept inside the cap; past that, one bucket shared by all), so a flood of fresh
- * keys cannot grow memory or escape limiting. After a sweep that left the map full, the
- * next one waits until a tenth of the cap in new keys has arrived, so a full map costs O(1) per
- * new key on average.
+ * decides exactly like an absent key, so no decision changes); if the store is still above 90%
+ * of the cap it drops states that are not currently refusing (their callers regain some
+ * allowance, the documented cost of a key flood). A key that is over its limit or banned is never
+ * dropped. If the cap is full of such keys, new keys of a rule share one overflow bucket per rule
+ * (room for up to 64 of them is kept inside the cap; past that, one bucket per state layout
+ * shared by all), so a flood of fresh keys cannot grow memory or escape limiting. After a sweep
+ * that left the store full, the next one waits until a tenth of the cap in new keys has arrived,
+ * so a full store costs O(1) per new key on average. Concurrent inserts may pass the cap by at
+ * most one key per inserting thread.
  */
 final class MemoryStore implements Store {
 
-  private static final ThreadLocal<Algorithm.Probe> PROBE =
-      ThreadLocal.withInitial(Algorithm.Probe::new);
-  private static final Comparator<Slot> KEY_ORDER = Comparator.comparing(s -> s.key);
-  private static final AtomicLong LEASE_IDS = new AtomicLong();
+  /** The key of the bucket of a cooldown's string keys. */
+  private static final long[] COOLDOWN_SEEDS = KeyHash.seeds("~cooldown");
 
   private final Ticker ticker;
   private final long origin;
   private final int maxKeys;
-  private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Leases> leases = new ConcurrentHashMap<>();
+  private final int segments;
+  private final ConcurrentHashMap<String, MemoryTable> tables = new ConcurrentHashMap<>();
+  private final AtomicInteger tableIds = new AtomicInteger();
+  private final MemoryLeases leases = new MemoryLeases();
+  /** Keys in the tables, the overflow buckets included. */
+  private final AtomicLong live = new AtomicLong();
   private final AtomicBoolean sweeping = new AtomicBoolean();
-  /** New keys that found the map full; a sweep that freed too little waits for more of them. */
+  /** New keys that found the store full; a sweep that freed too little waits for more. */
   private final AtomicLong fullMisses = new AtomicLong();
   private volatile long nextSweepAt;
   /** Room kept for the per-rule overflow buckets. */
   private final int overflowReserve;
-  /** Shared by every rule once even the overflow reserve is used up; never in the map. */
-  private final Slot lastResort = new Slot("~overflow");
   /** Fresh state is also swept every this many new keys, so idle keys go long before the cap. */
   private final long freshSweepEvery;
   private final AtomicLong newKeys = new AtomicLong();
@@ -60,214 +62,234 @@ final class MemoryStore implements Store {
     this.overflowReserve = Math.max(1, Math.min(64, maxKeys / 10));
     this.freshSweepEvery = Math.max(1024, Math.min(50_000, maxKeys / 2));
     this.nextFreshSweep = freshSweepEvery;
+    this.segments = Integer.highestOneBit(Math.max(1, Math.min(256, maxKeys / 4096)));
   }
 
   /** Time on the store's timeline: nanoseconds since the store was created. */
-  private long now() {
+  long now() {
     return ticker.read() - origin;
   }
 
-  /** Per-key state. Guarded by its own monitor; {@code dead} once removed from the map. */
-  static final class Slot {
-    final String key;
-    Object owner;
-    long[] state;
-    boolean dead;
+  @Override
+  public boolean isLocal() {
+    return true;
+  }
 
-    Slot(String key) {
-      this.key = key;
+  /** A table cached by the rule that uses it, for the store that made it. */
+  private record Binding(MemoryStore store, MemoryTable table) {}
+
+  private MemoryTable table(Rule rule) {
+    if (rule.memoryBinding instanceof Binding b && b.store == this) {
+      return b.table;
+    }
+    MemoryTable t = tables.computeIfAbsent(rule.layout(),
+        l -> new MemoryTable(tableIds.incrementAndGet(), StateLayout.of(rule), segments, true));
+    rule.memoryBinding = new Binding(this, t);
+    return t;
+  }
+
+  /** Where one check's keys are found; one per verdict buffer, reused. */
+  static final class Scratch {
+    final KeyHash hash = KeyHash.create();
+    Entry[] entries = {new Entry()};
+    int[] order = new int[1];
+
+    Entry[] entries(int n) {
+      if (entries.length < n) {
+        Entry[] grown = new Entry[n];
+        for (int i = 0; i < n; i++) {
+          grown[i] = i < entries.length ? entries[i] : new Entry();
+        }
+        entries = grown;
+        order = new int[n];
+      }
+      return entries;
     }
   }
 
+  /** One key's slot, and during a check its state: {@code state[off..]}. */
+  static final class Entry {
+    MemoryTable table;
+    Segment seg;
+    long[] slots;
+    int base;
+    long ka;
+    long kb;
+    final long[] cell = new long[1];
+    long[] state;
+    int off;
+    /** The entry this one shares a slot with (a rule listed twice), or -1. */
+    int alias;
+    boolean locked;
+
+    void at(Segment seg, long[] slots, int base) {
+      this.seg = seg;
+      this.slots = slots;
+      this.base = base;
+    }
+
+    /** Points {@link #state} at the slot's state; for a guarded slot, call it holding the guard. */
+    void bindState() {
+      if (table.cas) {
+        state = cell;
+        off = 0;
+      } else if (table.inline) {
+        state = slots;
+        off = base + 3;
+      } else {
+        state = (long[]) seg.states[base / table.stride];
+        off = 0;
+      }
+    }
+  }
+
+  private static Scratch scratch(Verdicts out) {
+    Object s = out.scratch;
+    if (s instanceof Scratch sc) {
+      return sc;
+    }
+    Scratch sc = new Scratch();
+    out.scratch = sc;
+    return sc;
+  }
+
   @Override
-  public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+  public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
     int n = rules.size();
-    if (n != keys.size()) {
-      throw new IllegalArgumentException("keys : " + keys.size() + " (expected: " + n + ")");
+    out.reset(n);
+    Scratch sc = scratch(out);
+    Entry[] entries = sc.entries(n);
+    for (int i = 0; i < n; i++) {
+      Rule rule = rules.get(i);
+      Entry e = entries[i];
+      e.table = table(rule);
+      sc.hash.of(rule, identity);
+      e.ka = sc.hash.a;
+      e.kb = sc.hash.b;
+      locate(e, rule, sc.hash);
     }
     if (n == 1) {
-      return List.of(evaluate(rules.get(0), keys.get(0), cost));
-    }
-    long now = now();
-    while (true) {
-      Slot[] held = new Slot[n];
-      for (int i = 0; i < n; i++) {
-        held[i] = slot(keys.get(i), rules.get(i), now);
-      }
-      Slot[] order = held.clone();
-      Arrays.sort(order, KEY_ORDER);
-      Verdict[] verdicts = lockAll(order, 0, rules, held, now, cost);
-      if (verdicts != null) {
-        return Arrays.asList(verdicts);
-      }
+      evaluateOne(rules.get(0), entries[0], cost, out, sc.hash);
+    } else {
+      MemoryChecks.evaluateMany(this, rules, entries, sc, cost, out);
     }
   }
 
-  @Override
-  public Verdict evaluate(Rule rule, String key, long cost) {
-    long now = now();
-    while (true) {
-      Slot slot = slot(key, rule, now);
-      synchronized (slot) {
-        if (!slot.dead) {
-          long[] s = stateOf(slot, rule, now);
-          Verdict verdict = test(rule, s, now, cost, PROBE.get());
-          if (verdict.allowed()) {
-            commit(rule, s, now, cost);
-            return verdict;
-          }
-          return rule.mode() == Mode.ENFORCE ? banIfDue(rule, s, now, verdict) : verdict;
+  private void evaluateOne(Rule rule, Entry e, long cost, Verdicts out, KeyHash hash) {
+    Algorithm.Probe probe = out.probe;
+    if (e.table.cas) {
+      Algorithm a = rule.algorithms()[0];
+      long[] cell = e.cell;
+      for (int spins = 0; ; spins++) {
+        long v = MemoryTable.getVolatile(e.slots, e.base + 2);
+        if (v == MemoryTable.DEAD) {
+          locate(e, rule, hash);
+          continue;
+        }
+        if (v == MemoryTable.LOCKED) {
+          MemoryTable.backOff(spins);
+          continue;
+        }
+        // Read after the state: never older than the instant the state was written at.
+        long now = now();
+        cell[0] = v;
+        probe.clear();
+        if (!a.test(cell, 0, now, cost, probe)) {
+          out.refuse(0, 0, probe.remaining, probe.resetNanos, probe.retryAfterNanos, probe.score,
+              false);
+          return;
+        }
+        a.commit(cell, 0, now, cost);
+        if (MemoryTable.cas(e.slots, e.base + 2, v, cell[0])) {
+          out.allow(0, 0, probe.remaining, probe.resetNanos, probe.score);
+          return;
         }
       }
     }
-  }
-
-  private static void commit(Rule rule, long[] s, long now, long cost) {
-    int off = 0;
-    for (Limit limit : rule.limits()) {
-      limit.algorithm().commit(s, off, now, cost);
-      off += limit.algorithm().stateSize();
+    while (!MemoryTable.lock(e.slots, e.base)) {
+      locate(e, rule, hash);
     }
-  }
-
-  /** Starts the rule's ban on a refusal by a limit of an enforcing check. */
-  private static Verdict banIfDue(Rule rule, long[] s, long now, Verdict v) {
-    if (v.banned() || rule.banNanos() == 0) {
-      return v;
-    }
-    s[s.length - 1] = now + rule.banNanos();
-    return Verdict.refused(v.limitIndex(), v.remaining(), Math.max(v.resetNanos(),
-        rule.banNanos()), rule.banNanos(), v.score(), true);
-  }
-
-  private Verdict[] lockAll(Slot[] order, int i, List<Rule> rules, Slot[] held, long now,
-      long cost) {
-    if (i == order.length) {
-      for (Slot slot : order) {
-        if (slot.dead) {
-          return null;
-        }
+    try {
+      e.bindState();
+      long now = now();
+      if (MemoryChecks.test(rule, e.state, e.off, now, cost, probe, out, 0)) {
+        MemoryChecks.commit(rule, e.state, e.off, now, cost);
+      } else if (rule.mode() == Mode.ENFORCE) {
+        MemoryChecks.banIfDue(rule, e.state, e.off, now, out, 0);
       }
-      return decide(rules, held, now, cost);
-    }
-    synchronized (order[i]) {
-      return lockAll(order, i + 1, rules, held, now, cost);
+    } finally {
+      MemoryTable.unlock(e.slots, e.base);
     }
   }
 
-  /** Runs the check with every slot locked. */
-  private Verdict[] decide(List<Rule> rules, Slot[] held, long now, long cost) {
-    Algorithm.Probe probe = PROBE.get();
-    int n = held.length;
-    Verdict[] out = new Verdict[n];
-    boolean enforcedPass = true;
-    for (int i = 0; i < n; i++) {
-      Rule rule = rules.get(i);
-      long[] s = stateOf(held[i], rule, now);
-      out[i] = test(rule, s, now, cost, probe);
-      if (!out[i].allowed() && rule.mode() == Mode.ENFORCE) {
-        enforcedPass = false;
-      }
+  /**
+   * Finds the slot of {@code e}'s key, inserting a fresh state when it is absent; when the store
+   * is full, the owner's overflow bucket instead. {@code owner} is a Rule or a Cooldown.
+   */
+  void locate(Entry e, Object owner, KeyHash hash) {
+    MemoryTable t = e.table;
+    Segment seg = t.segment(e.ka);
+    long[] slots = seg.slots;
+    int base = t.find(slots, e.ka, e.kb);
+    if (base >= 0) {
+      e.at(seg, slots, base);
+      return;
     }
-    for (int i = 0; i < n; i++) {
-      Rule rule = rules.get(i);
-      long[] s = held[i].state;
-      if (enforcedPass && out[i].allowed()) {
-        commit(rule, s, now, cost);
-      } else if (!enforcedPass && !out[i].allowed() && rule.mode() == Mode.ENFORCE) {
-        out[i] = banIfDue(rule, s, now, out[i]);
-      }
-    }
-    return out;
-  }
-
-  private static Verdict test(Rule rule, long[] s, long now, long cost, Algorithm.Probe probe) {
-    if (rule.banNanos() > 0 && s[s.length - 1] - now > 0) {
-      return Verdict.banned(s[s.length - 1] - now);
-    }
-    List<Limit> limits = rule.limits();
-    int off = 0;
-    int refused = -1;
-    int binding = -1;
-    long remaining = 0;
-    long reset = 0;
-    long retry = 0;
-    double score = Double.NaN;
-    for (int j = 0; j < limits.size(); j++) {
-      Limit limit = limits.get(j);
-      Algorithm algorithm = limit.algorithm();
-      probe.clear();
-      boolean ok = algorithm.test(s, off, now, cost, probe);
-      off += algorithm.stateSize();
-      if (!ok && (refused < 0 || probe.retryAfterNanos > retry)) {
-        refused = j;
-        remaining = probe.remaining;
-        reset = probe.resetNanos;
-        retry = probe.retryAfterNanos;
-        score = probe.score;
-      } else if (ok && refused < 0 && (binding < 0 || probe.remaining < remaining)) {
-        binding = j;
-        remaining = probe.remaining;
-        reset = probe.resetNanos;
-        score = probe.score;
-      }
-    }
-    return refused >= 0
-        ? Verdict.refused(refused, remaining, reset, retry, score, false)
-        : Verdict.allowed(binding, remaining, reset, score);
-  }
-
-  /** The slot's state for {@code owner}, reset when the owner's layout changed (a reload). */
-  private static long[] stateOf(Slot slot, Rule rule, long now) {
-    if (slot.owner != rule) {
-      if (!(slot.owner instanceof Rule old) || !old.layout().equals(rule.layout())) {
-        slot.state = freshState(rule, now);
-      }
-      slot.owner = rule;
-    }
-    return slot.state;
-  }
-
-  private static long[] freshState(Rule rule, long now) {
-    long[] s = new long[rule.stateSize()];
-    int off = 0;
-    for (Limit limit : rule.limits()) {
-      limit.algorithm().init(s, off, now);
-      off += limit.algorithm().stateSize();
-    }
-    if (rule.banNanos() > 0) {
-      s[s.length - 1] = now;
-    }
-    return s;
-  }
-
-  private Slot slot(String key, Object owner, long now) {
-    Slot slot = slots.get(key);
-    if (slot != null) {
-      return slot;
-    }
-    if (slots.size() >= maxKeys - overflowReserve) {
+    if (live.get() >= maxKeys - overflowReserve) {
       if (fullMisses.incrementAndGet() >= nextSweepAt) {
-        sweep(now, true);
+        sweep(now(), true);
       }
-      if (slots.size() >= maxKeys - overflowReserve) {
-        String name = owner instanceof Rule r ? r.name() : ((Cooldown) owner).name();
-        key = KeyTemplate.escape(name) + ":~overflow";
-        slot = slots.get(key);
-        if (slot != null) {
-          return slot;
-        }
-        if (slots.size() >= maxKeys) {
-          return lastResort;
-        }
+      if (live.get() >= maxKeys - overflowReserve) {
+        overflow(e, owner, hash);
+        return;
       }
     }
     if (newKeys.incrementAndGet() >= nextFreshSweep) {
-      sweep(now, false);
+      sweep(now(), false);
     }
-    Slot created = new Slot(key);
-    Slot raced = slots.putIfAbsent(key, created);
-    return raced != null ? raced : created;
+    insert(e);
+  }
+
+  private void insert(Entry e) {
+    MemoryTable t = e.table;
+    Segment seg = t.segment(e.ka);
+    synchronized (seg) {
+      int base = t.find(seg.slots, e.ka, e.kb);
+      if (base < 0) {
+        base = t.insert(seg, e.ka, e.kb, now());
+        live.incrementAndGet();
+      }
+      e.at(seg, seg.slots, base);
+    }
+  }
+
+  /** Sends {@code e} to its owner's overflow bucket, or past the reserve to the last resort. */
+  private void overflow(Entry e, Object owner, KeyHash hash) {
+    if (owner instanceof Rule rule) {
+      hash.overflow(rule.seedA(), rule.seedB());
+    } else {
+      long[] seeds = KeyHash.seeds(((Cooldown) owner).name());
+      hash.overflow(seeds[0], seeds[1]);
+    }
+    e.ka = hash.a;
+    e.kb = hash.b;
+    MemoryTable t = e.table;
+    Segment seg = t.segment(e.ka);
+    long[] slots = seg.slots;
+    int base = t.find(slots, e.ka, e.kb);
+    if (base >= 0) {
+      e.at(seg, slots, base);
+    } else if (live.get() < maxKeys) {
+      insert(e);
+    } else {
+      Segment last = t.lastResort;
+      synchronized (last) {
+        if (last.slots[0] == MemoryTable.EMPTY) {
+          t.insert(last, e.ka, e.kb, now());
+        }
+        e.at(last, last.slots, 0);
+      }
+    }
   }
 
   /** Drops fresh state, then (when {@code full}) idle state, as the class comment describes. */
@@ -276,33 +298,28 @@ final class MemoryStore implements Store {
       return;
     }
     try {
-      for (Slot slot : slots.values()) {
-        synchronized (slot) {
-          if (slot.state == null || isFresh(slot, now)) {
-            remove(slot);
-          }
+      for (MemoryTable t : tables.values()) {
+        for (Segment seg : t.segments()) {
+          live.addAndGet(-MemoryChecks.drop(t, seg, now, false, Long.MAX_VALUE));
         }
       }
-      // The next fresh sweep waits for as many new keys as half the map holds, so sweeps cost
-      // O(1) per new key however large the map grows.
-      nextFreshSweep = newKeys.get() + Math.max(freshSweepEvery, slots.size() / 2);
+      // The next fresh sweep waits for as many new keys as half the store holds, so sweeps cost
+      // O(1) per new key however large the store grows.
+      nextFreshSweep = newKeys.get() + Math.max(freshSweepEvery, live.get() / 2);
       if (!full) {
         return;
       }
       int target = maxKeys - maxKeys / 10;
-      if (slots.size() > target) {
-        for (Slot slot : slots.values()) {
-          if (slots.size() <= target) {
+      for (MemoryTable t : tables.values()) {
+        for (Segment seg : t.segments()) {
+          long excess = live.get() - target;
+          if (excess <= 0) {
             break;
           }
-          synchronized (slot) {
-            if (!isRefusing(slot, now)) {
-              remove(slot);
-            }
-          }
+          live.addAndGet(-MemoryChecks.drop(t, seg, now, true, excess));
         }
       }
-      // Still full means the map is held by refusing keys. Sweeping again on every new key
+      // Still full means the store is held by refusing keys. Sweeping again on every new key
       // would cost O(maxKeys) each; wait for a tenth of the cap in new keys (or freed space).
       nextSweepAt = fullMisses.get() + Math.max(1, maxKeys / 10);
     } finally {
@@ -310,157 +327,51 @@ final class MemoryStore implements Store {
     }
   }
 
-  private void remove(Slot slot) {
-    slot.dead = true;
-    slots.remove(slot.key, slot);
-  }
-
-  private static boolean isFresh(Slot slot, long now) {
-    long[] s = slot.state;
-    if (slot.owner instanceof Cooldown c) {
-      return c.isFresh(s, now);
-    }
-    Rule rule = (Rule) slot.owner;
-    if (rule.banNanos() > 0 && s[s.length - 1] - now > 0) {
-      return false;
-    }
-    int off = 0;
-    for (Limit limit : rule.limits()) {
-      if (!limit.algorithm().isFresh(s, off, now)) {
-        return false;
-      }
-      off += limit.algorithm().stateSize();
-    }
-    return true;
-  }
-
-  private static boolean isRefusing(Slot slot, long now) {
-    if (slot.state == null) {
-      return false;
-    }
-    if (slot.owner instanceof Cooldown c) {
-      return !c.apply(slot.state.clone(), now, Cooldown.Event.CHECK).allowed();
-    }
-    return !test((Rule) slot.owner, slot.state, now, 1, PROBE.get()).allowed();
-  }
-
   @Override
   public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
-    long now = now();
-    while (true) {
-      Slot slot = slot(key, policy, now);
-      synchronized (slot) {
-        if (slot.dead) {
-          continue;
-        }
-        if (slot.owner != policy) {
-          if (!(slot.owner instanceof Cooldown) || slot.state == null) {
-            slot.state = new long[Cooldown.STATE_SIZE];
-            policy.init(slot.state, now);
-          }
-          slot.owner = policy;
-        }
-        return policy.apply(slot.state, now, event);
-      }
+    MemoryTable t = tables.computeIfAbsent("cooldown:" + policy.layout(),
+        l -> new MemoryTable(tableIds.incrementAndGet(), StateLayout.of(policy), segments, false));
+    KeyHash hash = KeyHash.create();
+    Entry e = new Entry();
+    e.table = t;
+    hash.of(COOLDOWN_SEEDS[0], COOLDOWN_SEEDS[1], key);
+    e.ka = hash.a;
+    e.kb = hash.b;
+    locate(e, policy, hash);
+    while (!MemoryTable.lock(e.slots, e.base)) {
+      locate(e, policy, hash);
     }
-  }
-
-  /** Unexpired leases of one key. Mutated only inside {@link ConcurrentHashMap#compute}. */
-  static final class Leases {
-    long[] ids = new long[4];
-    long[] expiries = new long[4];
-    int size;
-
-    void prune(long now) {
-      int kept = 0;
-      for (int i = 0; i < size; i++) {
-        if (expiries[i] - now > 0) {
-          ids[kept] = ids[i];
-          expiries[kept] = expiries[i];
-          kept++;
-        }
-      }
-      size = kept;
-    }
-
-    int indexOf(long id) {
-      for (int i = 0; i < size; i++) {
-        if (ids[i] == id) {
-          return i;
-        }
-      }
-      return -1;
+    try {
+      e.bindState();
+      return policy.apply(e.state, now(), event);
+    } finally {
+      MemoryTable.unlock(e.slots, e.base);
     }
   }
 
   @Override
   public long acquire(String key, int max, long ttlNanos) {
-    long now = now();
-    long[] granted = new long[1];
-    leases.compute(key, (k, l) -> {
-      Leases held = l == null ? new Leases() : l;
-      held.prune(now);
-      if (held.size < max) {
-        if (held.size == held.ids.length) {
-          held.ids = Arrays.copyOf(held.ids, held.size * 2);
-          held.expiries = Arrays.copyOf(held.expiries, held.size * 2);
-        }
-        granted[0] = LEASE_IDS.incrementAndGet();
-        held.ids[held.size] = granted[0];
-        held.expiries[held.size] = now + ttlNanos;
-        held.size++;
-      }
-      return held.size == 0 ? null : held;
-    });
-    return granted[0];
+    return leases.acquire(key, max, ttlNanos, now());
   }
 
   @Override
   public boolean renew(String key, long lease, long ttlNanos) {
-    long now = now();
-    boolean[] renewed = new boolean[1];
-    leases.computeIfPresent(key, (k, held) -> {
-      held.prune(now);
-      int i = held.indexOf(lease);
-      if (i >= 0) {
-        held.expiries[i] = now + ttlNanos;
-        renewed[0] = true;
-      }
-      return held.size == 0 ? null : held;
-    });
-    return renewed[0];
+    return leases.renew(key, lease, ttlNanos, now());
   }
 
   @Override
   public void release(String key, long lease) {
-    long now = now();
-    leases.computeIfPresent(key, (k, held) -> {
-      int i = held.indexOf(lease);
-      if (i >= 0) {
-        held.size--;
-        held.ids[i] = held.ids[held.size];
-        held.expiries[i] = held.expiries[held.size];
-      }
-      held.prune(now);
-      return held.size == 0 ? null : held;
-    });
+    leases.release(key, lease, now());
   }
 
   @Override
   public int leases(String key) {
-    long now = now();
-    int[] count = new int[1];
-    leases.computeIfPresent(key, (k, held) -> {
-      held.prune(now);
-      count[0] = held.size;
-      return held.size == 0 ? null : held;
-    });
-    return count[0];
+    return leases.count(key, now());
   }
 
   @Override
   public long size() {
-    return slots.size() + leases.size();
+    return live.get() + leases.keys();
   }
 
   @Override

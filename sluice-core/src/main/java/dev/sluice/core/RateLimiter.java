@@ -2,6 +2,7 @@ package dev.sluice.core;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The engine's entry point: checks rules for an identity against a {@link Store}. Thread-safe.
@@ -15,6 +16,11 @@ import java.util.Optional;
  *     .build();
  * Decision d = limiter.check(analysis, Identity.ip("203.0.113.7"));
  * }</pre>
+ *
+ * <p>Three ways to ask, one semantics: {@link #check(List, Identity, long)} returns a new
+ * {@link Decision}; {@link #check(List, Identity, long, MutableDecision)} writes into a buffer the
+ * caller reuses and allocates nothing with an in-memory store; {@link #checkAsync} never waits on
+ * a remote store, for event loops (with an in-memory store its stage is complete on return).
  */
 public interface RateLimiter {
 
@@ -24,9 +30,7 @@ public interface RateLimiter {
   }
 
   /** Checks one rule at cost 1. */
-  default Decision check(Rule rule, Identity identity) {
-    return check(List.of(rule), identity, 1);
-  }
+  Decision check(Rule rule, Identity identity);
 
   /**
    * Checks several rules as one atomic step: all must pass; if any enforcing rule refuses,
@@ -39,13 +43,38 @@ public interface RateLimiter {
   Decision check(List<Rule> rules, Identity identity, long cost);
 
   /**
+   * Checks one rule and writes the outcome into {@code into}; returns whether it is allowed.
+   * Allocates nothing with an in-memory store.
+   */
+  boolean check(Rule rule, Identity identity, long cost, MutableDecision into);
+
+  /** {@link #check(List, Identity, long)}, written into {@code into}; returns allowed. */
+  boolean check(List<Rule> rules, Identity identity, long cost, MutableDecision into);
+
+  /**
+   * {@link #check(List, Identity, long)} without waiting: the stage completes when the store has
+   * answered (or its deadline passed, then with each rule's {@link OnStoreError} outcome); it
+   * never completes exceptionally. With an in-memory store it is complete on return.
+   *
+   * @throws IllegalArgumentException if {@code cost} is not positive or exceeds a limit's capacity
+   */
+  CompletionStage<Decision> checkAsync(List<Rule> rules, Identity identity, long cost);
+
+  /**
    * Takes a concurrency lease (one open WebSocket, one running job). Empty when the cap is
    * reached; close the lease to give the slot back.
    */
   Optional<Lease> acquire(ConcurrencyLimit limit, Identity identity);
 
+  /** {@link #acquire} without waiting; the stage never completes exceptionally. */
+  CompletionStage<Optional<Lease>> acquireAsync(ConcurrencyLimit limit, Identity identity);
+
   /** Applies one event of an escalating cooldown; refused while the key is locked. */
   Decision cooldown(Cooldown cooldown, Identity identity, Cooldown.Event event);
+
+  /** {@link #cooldown} without waiting; the stage never completes exceptionally. */
+  CompletionStage<Decision> cooldownAsync(Cooldown cooldown, Identity identity,
+      Cooldown.Event event);
 
   /** The store behind this limiter. */
   Store store();

@@ -34,6 +34,13 @@ public final class Rule {
   private final String sharedBucket;
   private final int stateSize;
   private final String layout;
+  private final long seedA;
+  private final long seedB;
+  private final long minCapacity;
+  private final List<Rule> self;
+  private final Algorithm[] algorithms;
+  /** The in-memory store's table for this rule, cached by the store that set it. */
+  Object memoryBinding;
 
   private Rule(Builder b) {
     this.name = b.name;
@@ -45,13 +52,24 @@ public final class Rule {
     this.sharedBucket = b.sharedBucket;
     this.escapedName = KeyTemplate.escape(name);
     int size = banNanos > 0 ? 1 : 0;
+    long min = Long.MAX_VALUE;
     StringBuilder layout = new StringBuilder(banNanos > 0 ? "ban;" : "");
     for (Limit limit : limits) {
       size += limit.algorithm().stateSize();
-      layout.append(limit).append(';');
+      layout.append(limit.layout()).append(';');
+      min = Math.min(min, limit.capacity());
     }
     this.stateSize = size;
     this.layout = layout.toString();
+    this.minCapacity = min;
+    long[] seeds = KeyHash.seeds(name);
+    this.seedA = seeds[0];
+    this.seedB = seeds[1];
+    this.self = List.of(this);
+    this.algorithms = new Algorithm[limits.size()];
+    for (int i = 0; i < algorithms.length; i++) {
+      algorithms[i] = limits.get(i).algorithm();
+    }
   }
 
   /** Starts a rule; the name must be unique within a policy. */
@@ -108,12 +126,44 @@ public final class Rule {
     return key.dimensions();
   }
 
+  /** The key template's dimension names; never modified. */
+  String[] dimensionArray() {
+    return key.dimensionArray();
+  }
+
+  long seedA() {
+    return seedA;
+  }
+
+  long seedB() {
+    return seedB;
+  }
+
+  /** The smallest capacity of the rule's limits: the largest cost a check may ask for. */
+  long minCapacity() {
+    return minCapacity;
+  }
+
+  /** The limits' algorithms, in order; never modified. */
+  Algorithm[] algorithms() {
+    return algorithms;
+  }
+
+  /** This rule as a one-element list, built once. */
+  List<Rule> asList() {
+    return self;
+  }
+
   /** Longs of state per key: every limit's, then the ban's expiry if the rule bans. */
   int stateSize() {
     return stateSize;
   }
 
-  /** Equal for rules whose per-key state is laid out and interpreted the same way. */
+  /**
+   * Equal for rules whose per-key state is laid out and interpreted the same way: the same
+   * algorithms with the same parameters in the same order, and a ban or none. Limit names and the
+   * ban's length do not count, so a reload that renames a limit keeps its state.
+   */
   String layout() {
     return layout;
   }

@@ -1,33 +1,55 @@
 package dev.sluice.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Where per-key state lives and where the algorithms run: in this JVM ({@link #memory}) or in
  * Redis ({@code sluice-redis}). A store owns its clock: the in-memory store reads a
- * {@link Ticker}, the Redis store the Redis server's {@code TIME}.
+ * {@link Ticker}, the Redis store the Redis server's {@code TIME}. A store also owns its keys:
+ * the in-memory store hashes the rule and the identity's values ({@link Rule#keyFor} is never
+ * called on its path); a remote store uses the readable key {@link Rule#keyFor} builds.
  *
  * <p>A store signals that it cannot answer (timeout, connection lost) by throwing
- * {@link StoreException}; the {@link RateLimiter} turns that into each rule's
- * {@link OnStoreError} outcome, so no exception reaches a request.
+ * {@link StoreException}, or by completing an asynchronous call exceptionally; the
+ * {@link RateLimiter} turns that into each rule's {@link OnStoreError} outcome, so no exception
+ * reaches a request.
  */
 public interface Store extends AutoCloseable {
 
   /**
-   * Evaluates one check atomically. {@code keys.get(i)} is the key of {@code rules.get(i)}; no rule
-   * is {@link Mode#OFF}. For each rule: a banned key is refused without touching its counters;
-   * otherwise every limit is tested. If every {@link Mode#ENFORCE} rule allows, every allowing
-   * rule consumes {@code cost}; if any refuses, nothing is consumed anywhere. An enforcing rule
-   * with a ban that refuses on a limit starts its ban. Returns one verdict per rule, in order.
+   * Evaluates one check atomically and writes one verdict per rule into {@code out} (after
+   * {@link Verdicts#reset}). No rule is {@link Mode#OFF}. For each rule: a banned key is refused
+   * without touching its counters; otherwise every limit is tested. If every {@link Mode#ENFORCE}
+   * rule allows, every allowing rule consumes {@code cost}; if any refuses, nothing is consumed
+   * anywhere. An enforcing rule with a ban that refuses on a limit starts its ban.
    */
-  List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost);
+  void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out);
 
   /**
-   * Evaluates a check of one rule; the same as the list form, without its allocations. Stores
-   * should override it: it is the hot path.
+   * {@link #evaluate} without waiting: the stage completes with {@code out} once the verdicts
+   * are in it, or exceptionally when the store cannot answer. A store that answers in this JVM
+   * completes it before returning and returns {@link Verdicts#completed()}, so it allocates
+   * nothing more than {@link #evaluate}; this default does exactly that.
    */
-  default Verdict evaluate(Rule rule, String key, long cost) {
-    return evaluate(List.of(rule), List.of(key), cost).get(0);
+  default CompletionStage<Verdicts> evaluateAsync(List<Rule> rules, Identity identity, long cost,
+      Verdicts out) {
+    try {
+      evaluate(rules, identity, cost, out);
+      return out.completed();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * True when every call completes on the calling thread before returning (an in-memory store),
+   * so an event loop need not pause a connection for it. False by default.
+   */
+  default boolean isLocal() {
+    return false;
   }
 
   /**
@@ -37,17 +59,41 @@ public interface Store extends AutoCloseable {
    */
   long acquire(String key, int max, long ttlNanos);
 
+  /** {@link #acquire} without waiting; this default runs it on the calling thread. */
+  default CompletionStage<Long> acquireAsync(String key, int max, long ttlNanos) {
+    return now(() -> acquire(key, max, ttlNanos));
+  }
+
   /** Extends a held lease by {@code ttlNanos} from now; false if it had expired or was released. */
   boolean renew(String key, long lease, long ttlNanos);
 
+  /** {@link #renew} without waiting; this default runs it on the calling thread. */
+  default CompletionStage<Boolean> renewAsync(String key, long lease, long ttlNanos) {
+    return now(() -> renew(key, lease, ttlNanos));
+  }
+
   /** Releases a lease. Idempotent: releasing twice, or an expired lease, does nothing. */
   void release(String key, long lease);
+
+  /** {@link #release} without waiting; this default runs it on the calling thread. */
+  default CompletionStage<Void> releaseAsync(String key, long lease) {
+    return now(() -> {
+      release(key, lease);
+      return null;
+    });
+  }
 
   /** Number of unexpired leases on {@code key}. */
   int leases(String key);
 
   /** Applies one event of an escalating cooldown to {@code key}. */
   Verdict cooldown(String key, Cooldown policy, Cooldown.Event event);
+
+  /** {@link #cooldown} without waiting; this default runs it on the calling thread. */
+  default CompletionStage<Verdict> cooldownAsync(String key, Cooldown policy,
+      Cooldown.Event event) {
+    return now(() -> cooldown(key, policy, event));
+  }
 
   /** Number of keys whose state is held, for metrics. */
   long size();
@@ -61,5 +107,13 @@ public interface Store extends AutoCloseable {
    */
   static Store memory(Ticker ticker, int maxKeys) {
     return new MemoryStore(ticker, maxKeys);
+  }
+
+  private static <T> CompletionStage<T> now(Supplier<T> call) {
+    try {
+      return CompletableFuture.completedFuture(call.get());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 }

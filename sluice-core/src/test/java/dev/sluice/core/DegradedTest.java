@@ -12,7 +12,7 @@ class DegradedTest {
   /** Fails every call, as a store past its deadline does. */
   static class DeadStore implements Store {
     @Override
-    public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+    public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
       throw new StoreException("deadline of 50 ms passed");
     }
 
@@ -83,8 +83,9 @@ class DegradedTest {
     Store memory = Store.memory(new FakeTicker(), 100);
     Store fallingBack = new DeadStore() {
       @Override
-      public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
-        return memory.evaluate(rules, keys, cost).stream().map(Verdict::asDegraded).toList();
+      public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
+        memory.evaluate(rules, identity, cost, out);
+        out.markDegraded();
       }
     };
     RateLimiter local = RateLimiter.of(fallingBack);

@@ -223,4 +223,19 @@ class RuleTest {
     assertThat(List.of(third.refusedBy(0), third.refusedBy(1), third.refusedBy(2)))
         .containsExactly(true, false, true);
   }
+
+  /** Regression (issue 7): unpaired surrogates all encoded to %3F and shared one bucket. */
+  @Test
+  void unpairedSurrogates_getDistinctKeys() {
+    Rule r = Rule.builder("r").key("user")
+        .limit(Limit.fixedWindow("w", 1, Duration.ofSeconds(1))).build();
+    List<String> keys = new java.util.ArrayList<>();
+    for (String value : List.of("\uD800", "\uDC00", "\uDBFF", "?", "\uD800\uD800")) {
+      keys.add(r.keyFor(Identity.empty().with("user", value)));
+    }
+    assertThat(new java.util.HashSet<>(keys)).hasSize(5);
+    assertThat(keys.get(0)).isEqualTo("r:%ED%A0%80");
+    assertThat(r.keyFor(Identity.empty().with("user", "\uD83D\uDE00"))).isEqualTo("r:%F0%9F%98%80");
+    assertThat(r.keyFor(Identity.empty().with("user", "\u00e9"))).isEqualTo("r:%C3%A9");
+  }
 }

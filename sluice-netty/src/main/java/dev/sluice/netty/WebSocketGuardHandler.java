@@ -7,6 +7,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Source;
 import dev.sluice.core.Ticker;
+import dev.sluice.core.address.ClientAddress;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -138,8 +139,8 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   /** The leases of every applicable cap, or null (holding nothing) when one is full. */
   private List<Lease> acquire(NettyRequestView view) {
     List<Lease> taken = new ArrayList<>(2);
-    String ip = s.policy().clientAddress().resolve(view.peer(), view::headers);
-    boolean known = isAddressKey(ip);
+    ClientAddress ip = s.policy().clientAddress().resolve(view.peer(), view::headers);
+    boolean known = ip.known();
     if (!take(taken, known ? s.perIp() : s.unknown(), known ? Identity.ip(ip) : Identity.empty())) {
       return null;
     }
@@ -181,26 +182,6 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       default:
         return null;
     }
-  }
-
-  /** True for what the resolver returns for an address: a dotted quad or an IPv6 network. */
-  static boolean isAddressKey(String key) {
-    if (key == null || key.isEmpty() || key.length() > 64) {
-      return false;
-    }
-    boolean dot = false;
-    boolean colon = false;
-    for (int i = 0; i < key.length(); i++) {
-      char c = key.charAt(i);
-      if (c == '.') {
-        dot = true;
-      } else if (c == ':') {
-        colon = true;
-      } else if (!(Character.digit(c, 16) >= 0 || c == '/')) {
-        return false;
-      }
-    }
-    return dot || colon;
   }
 
   /** Answers an upgrade refused by a full connection cap. */

@@ -78,13 +78,4 @@ class WebSocketGuardHandlerTest {
     assertThat(passes(channel())).isTrue();
     assertThat(passes(channel())).isFalse();
   }
-
-  @Test
-  void addressKeys_areRecognised() {
-    assertThat(WebSocketGuardHandler.isAddressKey("203.0.113.7")).isTrue();
-    assertThat(WebSocketGuardHandler.isAddressKey("2001:db8:1:2::/64")).isTrue();
-    assertThat(WebSocketGuardHandler.isAddressKey("unknown")).isFalse();
-    assertThat(WebSocketGuardHandler.isAddressKey("embedded")).isFalse();
-    assertThat(WebSocketGuardHandler.isAddressKey(null)).isFalse();
-  }
 }

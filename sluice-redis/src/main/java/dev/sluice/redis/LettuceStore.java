@@ -1,12 +1,14 @@
 package dev.sluice.redis;
 
 import dev.sluice.core.Cooldown;
+import dev.sluice.core.Identity;
 import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.StoreException;
 import dev.sluice.core.Ticker;
 import dev.sluice.core.Verdict;
+import dev.sluice.core.Verdicts;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -395,7 +397,31 @@ final class LettuceStore implements Store {
   // ---------------------------------------------------------------- evaluate
 
   @Override
-  public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+  public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
+    int n = rules.size();
+    List<String> keys = new ArrayList<>(n);
+    for (Rule rule : rules) {
+      keys.add(rule.keyFor(identity));
+    }
+    List<Verdict> verdicts;
+    try {
+      verdicts = evaluate(rules, keys, cost);
+    } catch (StoreException e) {
+      if (fallback != null) {
+        fallback.evaluate(rules, identity, cost, out);
+        out.markDegraded();
+        return;
+      }
+      throw e;
+    }
+    out.reset(n);
+    for (int i = 0; i < n; i++) {
+      out.set(i, verdicts.get(i));
+    }
+  }
+
+  /** The verdicts of a check on the rules' keys ({@link Rule#keyFor}), in check order. */
+  List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
     int n = rules.size();
     if (n != keys.size()) {
       throw new IllegalArgumentException("keys : " + keys.size() + " (expected: " + n + ")");
@@ -407,18 +433,7 @@ final class LettuceStore implements Store {
         return cached;
       }
     }
-    List<Verdict> out;
-    try {
-      out = remoteEvaluate(rules, keys, cost);
-    } catch (StoreException e) {
-      if (fallback != null) {
-        List<Verdict> answered = fallback.evaluate(rules, keys, cost);
-        List<Verdict> marked = new java.util.ArrayList<>(answered.size());
-        answered.forEach(v -> marked.add(v.asDegraded()));
-        return marked;
-      }
-      throw e;
-    }
+    List<Verdict> out = remoteEvaluate(rules, keys, cost);
     if (refusals != null) {
       refusals.record(rules, keys, cost, out, local);
     }

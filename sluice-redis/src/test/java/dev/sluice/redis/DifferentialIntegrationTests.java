@@ -2,11 +2,13 @@ package dev.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Identity;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.Verdict;
+import dev.sluice.core.Verdicts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -110,8 +112,10 @@ class DifferentialIntegrationTests {
       Random rnd = new Random(seed);
       List<Rule> rules = new ArrayList<>();
       for (int r = 0; r < 6; r++) {
-        rules.add(buckets && r > 0 ? singleLimitRule(rnd, "r" + r, kinds)
-            : randomRule(rnd, "r" + r, r == 0, kinds));
+        Rule rule = buckets && r > 0 ? singleLimitRule(rnd, "r" + r, kinds)
+            : randomRule(rnd, "r" + r, r == 0, kinds);
+        // Each rule keys on its own dimension, so one check's rules count different callers.
+        rules.add(rule.toBuilder().key("d" + r).build());
       }
       String[] ids = {"a", "1.2.3.4", "x:y"};
       List<String> log = new ArrayList<>();
@@ -125,16 +129,23 @@ class DifferentialIntegrationTests {
         int n = 1 + (rnd.nextInt(10) < 7 ? 0 : rnd.nextInt(3));
         List<Rule> check = pool.subList(0, n);
         List<String> keys = new ArrayList<>();
+        Identity who = Identity.empty();
         long maxCost = Long.MAX_VALUE;
         for (Rule rule : check) {
-          keys.add(rule.name() + ":" + ids[rnd.nextInt(ids.length)]);
+          String id = ids[rnd.nextInt(ids.length)];
+          who = who.with(rule.dimensions().get(0), id);
+          keys.add(rule.name() + ":" + id);
           for (Limit l : rule.limits()) {
             maxCost = Math.min(maxCost, l.capacity());
           }
         }
         long cost = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt((int) Math.min(3, maxCost)) : 1;
-        List<Verdict> expected = memory.evaluate(check, keys, cost);
-        List<Verdict> actual = redis.evaluate(check, keys, cost);
+        Verdicts memoryOut = new Verdicts();
+        Verdicts redisOut = new Verdicts();
+        memory.evaluate(check, who, cost, memoryOut);
+        redis.evaluate(check, who, cost, redisOut);
+        List<Verdict> expected = memoryOut.toList();
+        List<Verdict> actual = redisOut.toList();
         String where = "seed " + seed + " step " + step + " t=" + nanos.get() / 1000 + "us cost "
             + cost + " keys " + keys + " rules " + check + "\nrecent:\n"
             + String.join("\n", log.subList(Math.max(0, log.size() - 8), log.size()));

@@ -61,481 +61,482 @@ import java.util.function.Function;
  */
 public final class ClientAddressResolver {
 
-    static final int MAX_HEADER_CHARS = 8 * 1024;
-    static final int MAX_HOPS = 64;
+  static final int MAX_HEADER_CHARS = 8 * 1024;
+  static final int MAX_HOPS = 64;
 
-    static final String IGNORED_HEADERS_WARNING = "forwarded headers ignored because no proxy is trusted; "
-            + "set TRUST_PROXY=<hops> or TRUSTED_PROXIES=<cidrs> if sluice runs behind a proxy, otherwise "
-            + "leave it: trusting them on a directly exposed server lets any caller choose its own rate-limit key";
+  static final String IGNORED_HEADERS_WARNING = "forwarded headers ignored because no proxy is trusted; "
+      + "set TRUST_PROXY=<hops> or TRUSTED_PROXIES=<cidrs> if sluice runs behind a proxy, otherwise "
+      + "leave it: trusting them on a directly exposed server lets any caller choose its own rate-limit key";
 
-    private static final System.Logger LOG = System.getLogger(ClientAddressResolver.class.getName());
-    private static final AtomicBoolean WARNED = new AtomicBoolean();
-    private static final AtomicInteger WARNINGS = new AtomicInteger();
-    private static final ClientAddressResolver DIRECT = new Builder().build();
+  private static final System.Logger LOG = System.getLogger(ClientAddressResolver.class.getName());
+  private static final AtomicBoolean WARNED = new AtomicBoolean();
+  private static final AtomicInteger WARNINGS = new AtomicInteger();
+  private static final ClientAddressResolver DIRECT = new Builder().build();
 
-    private final int trustedHops;
-    private final Cidr[] trustedProxies;
-    private final int ipv6Prefix;
-    private final String unknownBucket;
-    private final boolean forwarded;
-    private final boolean xForwardedFor;
-    private final boolean xRealIp;
+  private final int trustedHops;
+  private final Cidr[] trustedProxies;
+  private final int ipv6Prefix;
+  private final String unknownBucket;
+  private final ClientAddress unknown;
+  private final boolean forwarded;
+  private final boolean xForwardedFor;
+  private final boolean xRealIp;
 
-    private ClientAddressResolver(Builder b) {
-        this.trustedHops = b.trustedHops;
-        this.trustedProxies = b.trustedProxies.toArray(new Cidr[0]);
-        this.ipv6Prefix = b.ipv6Prefix;
-        this.unknownBucket = b.unknownBucket;
-        this.forwarded = b.forwarded;
-        this.xForwardedFor = b.xForwardedFor;
-        this.xRealIp = b.xRealIp;
+  private ClientAddressResolver(Builder b) {
+    this.trustedHops = b.trustedHops;
+    this.trustedProxies = b.trustedProxies.toArray(new Cidr[0]);
+    this.ipv6Prefix = b.ipv6Prefix;
+    this.unknownBucket = b.unknownBucket;
+    this.unknown = ClientAddress.unknown(b.unknownBucket);
+    this.forwarded = b.forwarded;
+    this.xForwardedFor = b.xForwardedFor;
+    this.xRealIp = b.xRealIp;
+  }
+
+  /** A builder with the defaults of {@link #direct()}: no proxy trusted, /64 for IPv6, bucket {@code unknown}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The resolver for a server that clients reach directly: the socket peer, forwarding headers ignored. */
+  public static ClientAddressResolver direct() {
+    return DIRECT;
+  }
+
+  /**
+   * The rate-limit key of a request's client.
+   *
+   * @param peer the socket peer's address text; may be null, bracketed ({@code [::1]}), carry a
+   *     port, a zone ({@code fe80::1%eth0}) or the leading {@code /} of {@code InetSocketAddress}
+   * @param headers header name (as in {@link Header#headerName()}; matching case-insensitively is the
+   *     caller's job) to all its values in arrival order, one per header line; null or an empty
+   *     list when absent
+   * @return the address ({@code 1.2.3.4}, {@code 2001:db8:1:2::/64}), or the unknown bucket;
+   *     never throws
+   */
+  public ClientAddress resolve(String peer, Function<String, List<String>> headers) {
+    try {
+      byte[] peerAddr = parsePeer(peer);
+      if (trustedHops == 0 && trustedProxies.length == 0) {
+        warnIfForwarded(headers);
+        return key(peerAddr);
+      }
+      if (headers == null || (trustedHops == 0 && !isTrusted(peerAddr))) {
+        return key(peerAddr);
+      }
+      Chain chain = chain(headers);
+      if (chain == null) {
+        return key(peerAddr);
+      }
+      return trustedHops > 0 ? byHops(chain, peerAddr) : byWalk(chain, peerAddr);
+    } catch (RuntimeException e) {
+      // a throwing header function or an unforeseen input must not fail the request
+      return unknown;
     }
+  }
 
-    /** A builder with the defaults of {@link #direct()}: no proxy trusted, /64 for IPv6, bucket {@code unknown}. */
-    public static Builder builder() {
-        return new Builder();
+  @Override
+  public String toString() {
+    return "ClientAddressResolver{trustedHops=" + trustedHops
+        + ", trustedProxies=" + Arrays.toString(trustedProxies)
+        + ", ipv6Prefix=" + ipv6Prefix
+        + ", unknownBucket=" + unknownBucket
+        + ", headers=" + (forwarded ? "[FORWARDED" : "[") + (xForwardedFor ? " X_FORWARDED_FOR" : "")
+        + (xRealIp ? " X_REAL_IP" : "") + "]}";
+  }
+
+  /** How many times the ignored-headers warning has been logged; at most once per process unless reset. */
+  static int ignoredHeadersWarnings() {
+    return WARNINGS.get();
+  }
+
+  /** Lets a test observe the first warning again. */
+  static void resetIgnoredHeadersWarning() {
+    WARNED.set(false);
+    WARNINGS.set(0);
+  }
+
+  private ClientAddress byHops(Chain chain, byte[] peerAddr) {
+    for (int n = 1; chain.next(); n++) {
+      if (n == trustedHops) {
+        return key(chain.address());
+      }
     }
+    return chain.truncated ? unknown : key(peerAddr);
+  }
 
-    /** The resolver for a server that clients reach directly: the socket peer, forwarding headers ignored. */
-    public static ClientAddressResolver direct() {
-        return DIRECT;
+  private ClientAddress byWalk(Chain chain, byte[] peerAddr) {
+    byte[] leftmost = peerAddr;
+    while (chain.next()) {
+      byte[] a = chain.address();
+      if (!isTrusted(a)) {
+        return key(a); // null (not an address) gives the unknown bucket
+      }
+      leftmost = a;
     }
+    return chain.truncated ? unknown : key(leftmost);
+  }
 
-    /**
-     * The rate-limit key of a request's client.
-     *
-     * @param peer the socket peer's address text; may be null, bracketed ({@code [::1]}), carry a
-     *     port, a zone ({@code fe80::1%eth0}) or the leading {@code /} of {@code InetSocketAddress}
-     * @param headers header name (as in {@link Header#headerName()}; matching case-insensitively is the
-     *     caller's job) to all its values in arrival order, one per header line; null or an empty
-     *     list when absent
-     * @return {@code 1.2.3.4}, {@code 2001:db8:1:2::/64}, or the unknown bucket; never throws
-     */
-    public String resolve(String peer, Function<String, List<String>> headers) {
-        try {
-            byte[] peerAddr = parsePeer(peer);
-            if (trustedHops == 0 && trustedProxies.length == 0) {
-                warnIfForwarded(headers);
-                return key(peerAddr);
-            }
-            if (headers == null || (trustedHops == 0 && !isTrusted(peerAddr))) {
-                return key(peerAddr);
-            }
-            Chain chain = chain(headers);
-            if (chain == null) {
-                return key(peerAddr);
-            }
-            return trustedHops > 0 ? byHops(chain, peerAddr) : byWalk(chain, peerAddr);
-        } catch (RuntimeException e) {
-            // a throwing header function or an unforeseen input must not fail the request
-            return unknownBucket;
+  private Chain chain(Function<String, List<String>> headers) {
+    List<String> lines;
+    if (forwarded && isPresent(lines = headers.apply(Header.FORWARDED.headerName))) {
+      return new Chain(lines, true, false);
+    }
+    if (xForwardedFor && isPresent(lines = headers.apply(Header.X_FORWARDED_FOR.headerName))) {
+      return new Chain(lines, false, false);
+    }
+    if (xRealIp && isPresent(lines = headers.apply(Header.X_REAL_IP.headerName))) {
+      return new Chain(lines, false, true);
+    }
+    return null;
+  }
+
+  private void warnIfForwarded(Function<String, List<String>> headers) {
+    if (WARNED.get() || headers == null) {
+      return;
+    }
+    try {
+      if ((forwarded && isPresent(headers.apply(Header.FORWARDED.headerName)))
+          || (xForwardedFor && isPresent(headers.apply(Header.X_FORWARDED_FOR.headerName)))
+          || (xRealIp && isPresent(headers.apply(Header.X_REAL_IP.headerName)))) {
+        if (WARNED.compareAndSet(false, true)) {
+          WARNINGS.incrementAndGet();
+          LOG.log(System.Logger.Level.WARNING, IGNORED_HEADERS_WARNING);
         }
+      }
+    } catch (RuntimeException e) {
+      // the warning is advice; the peer is the answer either way
     }
+  }
 
-    @Override
-    public String toString() {
-        return "ClientAddressResolver{trustedHops=" + trustedHops
-                + ", trustedProxies=" + Arrays.toString(trustedProxies)
-                + ", ipv6Prefix=" + ipv6Prefix
-                + ", unknownBucket=" + unknownBucket
-                + ", headers=" + (forwarded ? "[FORWARDED" : "[") + (xForwardedFor ? " X_FORWARDED_FOR" : "")
-                + (xRealIp ? " X_REAL_IP" : "") + "]}";
+  private boolean isTrusted(byte[] addr) {
+    for (Cidr c : trustedProxies) {
+      if (c.contains(addr)) {
+        return true;
+      }
     }
+    return false;
+  }
 
-    /** How many times the ignored-headers warning has been logged; at most once per process unless reset. */
-    static int ignoredHeadersWarnings() {
-        return WARNINGS.get();
+  private ClientAddress key(byte[] addr) {
+    return addr == null ? unknown : ClientAddress.of(addr, ipv6Prefix);
+  }
+
+  private static byte[] parsePeer(String peer) {
+    if (peer == null) {
+      return null;
     }
+    int from = peer.startsWith("/") ? 1 : 0;
+    return InetLiteral.parseEndpoint(peer, from, peer.length());
+  }
 
-    /** Lets a test observe the first warning again. */
-    static void resetIgnoredHeadersWarning() {
-        WARNED.set(false);
-        WARNINGS.set(0);
-    }
+  private static boolean isPresent(List<String> lines) {
+    return lines != null && !lines.isEmpty();
+  }
 
-    private String byHops(Chain chain, byte[] peerAddr) {
-        for (int n = 1; chain.next(); n++) {
-            if (n == trustedHops) {
-                return key(chain.address());
-            }
+  /**
+   * The node of the {@code for=} parameter of one RFC 7239 forwarded-element, or null when there
+   * is none, it is {@code unknown} or obfuscated ({@code _abc}), appears twice, or is malformed.
+   */
+  static byte[] forwardedFor(String s, int from, int to) {
+    byte[] result = null;
+    boolean found = false;
+    for (int p = from; p < to; ) {
+      int semi = InetLiteral.indexOf(s, ';', p, to);
+      if (semi < 0) {
+        semi = to;
+      }
+      int eq = InetLiteral.indexOf(s, '=', p, semi);
+      if (eq >= 0) {
+        int ns = p;
+        int ne = eq;
+        while (ns < ne && InetLiteral.isOws(s.charAt(ns))) {
+          ns++;
         }
-        return chain.truncated ? unknownBucket : key(peerAddr);
+        while (ne > ns && InetLiteral.isOws(s.charAt(ne - 1))) {
+          ne--;
+        }
+        if (ne - ns == 3 && s.regionMatches(true, ns, "for", 0, 3)) {
+          if (found) {
+            return null; // RFC 7239 section 4: a parameter must not occur twice in one element
+          }
+          found = true;
+          result = forwardedNode(s, eq + 1, semi);
+        }
+      }
+      p = semi + 1;
     }
+    return result;
+  }
 
-    private String byWalk(Chain chain, byte[] peerAddr) {
-        byte[] leftmost = peerAddr;
-        while (chain.next()) {
-            byte[] a = chain.address();
-            if (!isTrusted(a)) {
-                return key(a); // null (not an address) gives the unknown bucket
-            }
-            leftmost = a;
-        }
-        return chain.truncated ? unknownBucket : key(leftmost);
+  private static byte[] forwardedNode(String s, int from, int to) {
+    while (from < to && InetLiteral.isOws(s.charAt(from))) {
+      from++;
     }
-
-    private Chain chain(Function<String, List<String>> headers) {
-        List<String> lines;
-        if (forwarded && isPresent(lines = headers.apply(Header.FORWARDED.headerName))) {
-            return new Chain(lines, true, false);
-        }
-        if (xForwardedFor && isPresent(lines = headers.apply(Header.X_FORWARDED_FOR.headerName))) {
-            return new Chain(lines, false, false);
-        }
-        if (xRealIp && isPresent(lines = headers.apply(Header.X_REAL_IP.headerName))) {
-            return new Chain(lines, false, true);
-        }
+    while (to > from && InetLiteral.isOws(s.charAt(to - 1))) {
+      to--;
+    }
+    if (from < to && s.charAt(from) == '"') {
+      if (to - from < 2 || s.charAt(to - 1) != '"') {
         return null;
+      }
+      from++;
+      to--;
+      for (int i = from; i < to; i++) {
+        char c = s.charAt(i);
+        if (c == '"' || c == '\\') {
+          return null; // no node needs quoted-pairs; refusing them keeps one reading of the text
+        }
+      }
+    }
+    if (from == to || s.charAt(from) == '_' || (to - from == 7 && s.regionMatches(true, from, "unknown", 0, 7))) {
+      return null;
+    }
+    int colon = InetLiteral.indexOf(s, ':', from, to);
+    if (s.charAt(from) != '[' && colon >= 0 && InetLiteral.indexOf(s, ':', colon + 1, to) >= 0) {
+      return null; // RFC 7239 section 6: an IPv6 node is bracketed; bare, it is not a node
+    }
+    return InetLiteral.parseEndpoint(s, from, to);
+  }
+
+  /**
+   * The entries of one forwarding header, right to left, within {@link #MAX_HEADER_CHARS} and
+   * {@link #MAX_HOPS}.
+   *
+   * <p>Entries are split on every comma, also inside quotes. RFC 7239 allows a comma in a quoted
+   * value, but no {@code for=} node contains one, and quote-aware splitting would let a client
+   * send an unterminated quote that swallows the entries the proxies append after it. The price:
+   * an element such as {@code for=1.2.3.4;x="a,b"} reads as two entries.
+   */
+  private static final class Chain {
+    private final List<String> lines;
+    private final boolean forwarded;
+    private final boolean single;
+    private int lineIndex;
+    private String line; // null: load the previous line
+    private int pos; // the unread part of line is [0, pos)
+    private int budget = MAX_HEADER_CHARS;
+    private int hops;
+    boolean truncated;
+    private String entry;
+    private int start;
+    private int end;
+
+    Chain(List<String> lines, boolean forwarded, boolean single) {
+      this.lines = lines;
+      this.forwarded = forwarded;
+      this.single = single;
+      this.lineIndex = lines.size();
     }
 
-    private void warnIfForwarded(Function<String, List<String>> headers) {
-        if (WARNED.get() || headers == null) {
-            return;
-        }
-        try {
-            if ((forwarded && isPresent(headers.apply(Header.FORWARDED.headerName)))
-                    || (xForwardedFor && isPresent(headers.apply(Header.X_FORWARDED_FOR.headerName)))
-                    || (xRealIp && isPresent(headers.apply(Header.X_REAL_IP.headerName)))) {
-                if (WARNED.compareAndSet(false, true)) {
-                    WARNINGS.incrementAndGet();
-                    LOG.log(System.Logger.Level.WARNING, IGNORED_HEADERS_WARNING);
-                }
-            }
-        } catch (RuntimeException e) {
-            // the warning is advice; the peer is the answer either way
-        }
-    }
-
-    private boolean isTrusted(byte[] addr) {
-        for (Cidr c : trustedProxies) {
-            if (c.contains(addr)) {
-                return true;
-            }
-        }
+    boolean next() {
+      if (single && hops > 0) {
         return false;
+      }
+      for (;;) {
+        if (line == null) {
+          if (--lineIndex < 0) {
+            return false;
+          }
+          if (--budget < 0) {
+            truncated = true;
+            return false;
+          }
+          line = lines.get(lineIndex);
+          if (line == null) {
+            continue;
+          }
+          pos = line.length();
+        }
+        String s = line;
+        int e = pos;
+        int b = e;
+        int floor = Math.max(0, e - budget);
+        if (single) {
+          b = floor;
+        } else {
+          while (b > floor && s.charAt(b - 1) != ',') {
+            b--;
+          }
+        }
+        if (b == floor && b > 0) {
+          truncated = true; // the entry starts beyond the budget
+          return false;
+        }
+        budget -= e - b + 1;
+        if (b == 0) {
+          line = null;
+        } else {
+          pos = b - 1;
+        }
+        while (b < e && InetLiteral.isOws(s.charAt(b))) {
+          b++;
+        }
+        while (e > b && InetLiteral.isOws(s.charAt(e - 1))) {
+          e--;
+        }
+        if (b == e) {
+          continue;
+        }
+        if (hops == MAX_HOPS) {
+          truncated = true;
+          return false;
+        }
+        hops++;
+        entry = s;
+        start = b;
+        end = e;
+        return true;
+      }
     }
 
-    private String key(byte[] addr) {
-        if (addr == null) {
-            return unknownBucket;
-        }
-        if (addr.length == 4) {
-            return InetLiteral.formatIpv4(addr);
-        }
-        return InetLiteral.formatIpv6(InetLiteral.mask(addr, ipv6Prefix)) + "/" + ipv6Prefix;
+    /** The current entry's address, or null if it is not one. */
+    byte[] address() {
+      return forwarded ? forwardedFor(entry, start, end) : InetLiteral.parseEndpoint(entry, start, end);
+    }
+  }
+
+  /** The forwarding headers a resolver can read. */
+  public enum Header {
+    /** RFC 7239 {@code Forwarded}, its {@code for=} parameters. */
+    FORWARDED("Forwarded"),
+    /** {@code X-Forwarded-For}, comma-separated addresses. */
+    X_FORWARDED_FOR("X-Forwarded-For"),
+    /** {@code X-Real-IP}, a single address. */
+    X_REAL_IP("X-Real-IP");
+
+    private final String headerName;
+
+    Header(String headerName) {
+      this.headerName = headerName;
     }
 
-    private static byte[] parsePeer(String peer) {
-        if (peer == null) {
-            return null;
-        }
-        int from = peer.startsWith("/") ? 1 : 0;
-        return InetLiteral.parseEndpoint(peer, from, peer.length());
+    /** The name passed to the headers function of {@link ClientAddressResolver#resolve}. */
+    public String headerName() {
+      return headerName;
     }
+  }
 
-    private static boolean isPresent(List<String> lines) {
-        return lines != null && !lines.isEmpty();
-    }
+  /** Collects and validates settings; each setter fails at once on a bad value. Not thread-safe. */
+  public static final class Builder {
+    private int trustedHops;
+    private List<Cidr> trustedProxies = List.of();
+    private int ipv6Prefix = 64;
+    private String unknownBucket = "unknown";
+    private boolean forwarded;
+    private boolean xForwardedFor = true;
+    private boolean xRealIp;
+
+    private Builder() {}
 
     /**
-     * The node of the {@code for=} parameter of one RFC 7239 forwarded-element, or null when there
-     * is none, it is {@code unknown} or obfuscated ({@code _abc}), appears twice, or is malformed.
-     */
-    static byte[] forwardedFor(String s, int from, int to) {
-        byte[] result = null;
-        boolean found = false;
-        for (int p = from; p < to; ) {
-            int semi = InetLiteral.indexOf(s, ';', p, to);
-            if (semi < 0) {
-                semi = to;
-            }
-            int eq = InetLiteral.indexOf(s, '=', p, semi);
-            if (eq >= 0) {
-                int ns = p;
-                int ne = eq;
-                while (ns < ne && InetLiteral.isOws(s.charAt(ns))) {
-                    ns++;
-                }
-                while (ne > ns && InetLiteral.isOws(s.charAt(ne - 1))) {
-                    ne--;
-                }
-                if (ne - ns == 3 && s.regionMatches(true, ns, "for", 0, 3)) {
-                    if (found) {
-                        return null; // RFC 7239 section 4: a parameter must not occur twice in one element
-                    }
-                    found = true;
-                    result = forwardedNode(s, eq + 1, semi);
-                }
-            }
-            p = semi + 1;
-        }
-        return result;
-    }
-
-    private static byte[] forwardedNode(String s, int from, int to) {
-        while (from < to && InetLiteral.isOws(s.charAt(from))) {
-            from++;
-        }
-        while (to > from && InetLiteral.isOws(s.charAt(to - 1))) {
-            to--;
-        }
-        if (from < to && s.charAt(from) == '"') {
-            if (to - from < 2 || s.charAt(to - 1) != '"') {
-                return null;
-            }
-            from++;
-            to--;
-            for (int i = from; i < to; i++) {
-                char c = s.charAt(i);
-                if (c == '"' || c == '\\') {
-                    return null; // no node needs quoted-pairs; refusing them keeps one reading of the text
-                }
-            }
-        }
-        if (from == to || s.charAt(from) == '_' || (to - from == 7 && s.regionMatches(true, from, "unknown", 0, 7))) {
-            return null;
-        }
-        return InetLiteral.parseEndpoint(s, from, to);
-    }
-
-    /**
-     * The entries of one forwarding header, right to left, within {@link #MAX_HEADER_CHARS} and
-     * {@link #MAX_HOPS}.
+     * Trust the last {@code n} proxies in front of the server without checking their addresses:
+     * the client is the n-th forwarding entry from the right. 0 (the default) trusts none.
      *
-     * <p>Entries are split on every comma, also inside quotes. RFC 7239 allows a comma in a quoted
-     * value, but no {@code for=} node contains one, and quote-aware splitting would let a client
-     * send an unterminated quote that swallows the entries the proxies append after it. The price:
-     * an element such as {@code for=1.2.3.4;x="a,b"} reads as two entries.
+     * @throws IllegalArgumentException unless 0 &lt;= n &lt;= 64
      */
-    private static final class Chain {
-        private final List<String> lines;
-        private final boolean forwarded;
-        private final boolean single;
-        private int lineIndex;
-        private String line; // null: load the previous line
-        private int pos; // the unread part of line is [0, pos)
-        private int budget = MAX_HEADER_CHARS;
-        private int hops;
-        boolean truncated;
-        private String entry;
-        private int start;
-        private int end;
-
-        Chain(List<String> lines, boolean forwarded, boolean single) {
-            this.lines = lines;
-            this.forwarded = forwarded;
-            this.single = single;
-            this.lineIndex = lines.size();
-        }
-
-        boolean next() {
-            if (single && hops > 0) {
-                return false;
-            }
-            for (;;) {
-                if (line == null) {
-                    if (--lineIndex < 0) {
-                        return false;
-                    }
-                    if (--budget < 0) {
-                        truncated = true;
-                        return false;
-                    }
-                    line = lines.get(lineIndex);
-                    if (line == null) {
-                        continue;
-                    }
-                    pos = line.length();
-                }
-                String s = line;
-                int e = pos;
-                int b = e;
-                int floor = Math.max(0, e - budget);
-                if (single) {
-                    b = floor;
-                } else {
-                    while (b > floor && s.charAt(b - 1) != ',') {
-                        b--;
-                    }
-                }
-                if (b == floor && b > 0) {
-                    truncated = true; // the entry starts beyond the budget
-                    return false;
-                }
-                budget -= e - b + 1;
-                if (b == 0) {
-                    line = null;
-                } else {
-                    pos = b - 1;
-                }
-                while (b < e && InetLiteral.isOws(s.charAt(b))) {
-                    b++;
-                }
-                while (e > b && InetLiteral.isOws(s.charAt(e - 1))) {
-                    e--;
-                }
-                if (b == e) {
-                    continue;
-                }
-                if (hops == MAX_HOPS) {
-                    truncated = true;
-                    return false;
-                }
-                hops++;
-                entry = s;
-                start = b;
-                end = e;
-                return true;
-            }
-        }
-
-        /** The current entry's address, or null if it is not one. */
-        byte[] address() {
-            return forwarded ? forwardedFor(entry, start, end) : InetLiteral.parseEndpoint(entry, start, end);
-        }
+    public Builder trustedHops(int n) {
+      if (n < 0 || n > MAX_HOPS) {
+        throw Checks.invalid("trustedHops", n, "0.." + MAX_HOPS);
+      }
+      this.trustedHops = n;
+      return this;
     }
 
-    /** The forwarding headers a resolver can read. */
-    public enum Header {
-        /** RFC 7239 {@code Forwarded}, its {@code for=} parameters. */
-        FORWARDED("Forwarded"),
-        /** {@code X-Forwarded-For}, comma-separated addresses. */
-        X_FORWARDED_FOR("X-Forwarded-For"),
-        /** {@code X-Real-IP}, a single address. */
-        X_REAL_IP("X-Real-IP");
-
-        private final String headerName;
-
-        Header(String headerName) {
-            this.headerName = headerName;
+    /**
+     * Trust proxies by address: {@code 10.0.0.0/8}, {@code ::1/128}, or a single address such as
+     * {@code 192.168.1.7}. Replaces any earlier list; an empty list trusts none.
+     *
+     * @throws IllegalArgumentException naming the first entry that is not a network
+     */
+    public Builder trustedProxies(List<String> cidrs) {
+      if (cidrs == null) {
+        throw Checks.invalid("trustedProxies", null, "a list of CIDRs");
+      }
+      List<Cidr> parsed = new ArrayList<>(cidrs.size());
+      for (String text : cidrs) {
+        Cidr c = Cidr.parse(text);
+        if (c == null) {
+          throw Checks.invalid("trustedProxies", text,
+              "an IPv4 or IPv6 address with an optional /prefix");
         }
-
-        /** The name passed to the headers function of {@link ClientAddressResolver#resolve}. */
-        public String headerName() {
-            return headerName;
-        }
+        parsed.add(c);
+      }
+      this.trustedProxies = List.copyOf(parsed);
+      return this;
     }
 
-    /** Collects and validates settings; each setter fails at once on a bad value. Not thread-safe. */
-    public static final class Builder {
-        private int trustedHops;
-        private List<Cidr> trustedProxies = List.of();
-        private int ipv6Prefix = 64;
-        private String unknownBucket = "unknown";
-        private boolean forwarded;
-        private boolean xForwardedFor = true;
-        private boolean xRealIp;
-
-        private Builder() {}
-
-        /**
-         * Trust the last {@code n} proxies in front of the server without checking their addresses:
-         * the client is the n-th forwarding entry from the right. 0 (the default) trusts none.
-         *
-         * @throws IllegalArgumentException unless 0 &lt;= n &lt;= 64
-         */
-        public Builder trustedHops(int n) {
-            if (n < 0 || n > MAX_HOPS) {
-                throw Checks.invalid("trustedHops", n, "0.." + MAX_HOPS);
-            }
-            this.trustedHops = n;
-            return this;
-        }
-
-        /**
-         * Trust proxies by address: {@code 10.0.0.0/8}, {@code ::1/128}, or a single address such as
-         * {@code 192.168.1.7}. Replaces any earlier list; an empty list trusts none.
-         *
-         * @throws IllegalArgumentException naming the first entry that is not a network
-         */
-        public Builder trustedProxies(List<String> cidrs) {
-            if (cidrs == null) {
-                throw Checks.invalid("trustedProxies", null, "a list of CIDRs");
-            }
-            List<Cidr> parsed = new ArrayList<>(cidrs.size());
-            for (String text : cidrs) {
-                Cidr c = Cidr.parse(text);
-                if (c == null) {
-                    throw Checks.invalid("trustedProxies", text,
-                            "an IPv4 or IPv6 address with an optional /prefix");
-                }
-                parsed.add(c);
-            }
-            this.trustedProxies = List.copyOf(parsed);
-            return this;
-        }
-
-        /**
-         * How many leading bits of an IPv6 address form its key (default 64).
-         *
-         * @throws IllegalArgumentException unless 1 &lt;= bits &lt;= 128
-         */
-        public Builder ipv6Prefix(int bits) {
-            if (bits < 1 || bits > 128) {
-                throw Checks.invalid("ipv6Prefix", bits, "1..128");
-            }
-            this.ipv6Prefix = bits;
-            return this;
-        }
-
-        /**
-         * The key shared by all requests whose client address is not known (default {@code unknown}).
-         *
-         * @throws IllegalArgumentException unless 1..64 printable ASCII characters without spaces
-         */
-        public Builder unknownBucket(String name) {
-            if (!isKeySafe(name)) {
-                throw Checks.invalid("unknownBucket", name,
-                        "1..64 printable ASCII characters, no spaces");
-            }
-            this.unknownBucket = name;
-            return this;
-        }
-
-        /** Whether {@code h} is read (all three are by default; see the class comment on choosing). */
-        public Builder header(Header h, boolean on) {
-            if (h == null) {
-                throw Checks.invalid("header", null, "FORWARDED, X_FORWARDED_FOR or X_REAL_IP");
-            }
-            switch (h) {
-                case FORWARDED:
-                    forwarded = on;
-                    break;
-                case X_FORWARDED_FOR:
-                    xForwardedFor = on;
-                    break;
-                default:
-                    xRealIp = on;
-                    break;
-            }
-            return this;
-        }
-
-        /**
-         * An immutable resolver with these settings.
-         *
-         * @throws IllegalStateException if both trusted hops and trusted proxies are set, since the
-         *     two answer the same question differently
-         */
-        public ClientAddressResolver build() {
-            if (trustedHops > 0 && !trustedProxies.isEmpty()) {
-                throw new IllegalStateException("trustedHops : " + trustedHops + " and trustedProxies : "
-                        + trustedProxies + " (expected: one of them, not both)");
-            }
-            return new ClientAddressResolver(this);
-        }
-
-        private static boolean isKeySafe(String name) {
-            if (name == null || name.isEmpty() || name.length() > 64) {
-                return false;
-            }
-            for (int i = 0; i < name.length(); i++) {
-                char c = name.charAt(i);
-                if (c <= ' ' || c >= 0x7f) {
-                    return false;
-                }
-            }
-            return true;
-        }
+    /**
+     * How many leading bits of an IPv6 address form its key (default 64).
+     *
+     * @throws IllegalArgumentException unless 1 &lt;= bits &lt;= 128
+     */
+    public Builder ipv6Prefix(int bits) {
+      if (bits < 1 || bits > 128) {
+        throw Checks.invalid("ipv6Prefix", bits, "1..128");
+      }
+      this.ipv6Prefix = bits;
+      return this;
     }
+
+    /**
+     * The key shared by all requests whose client address is not known (default {@code unknown}).
+     *
+     * @throws IllegalArgumentException unless 1..64 printable ASCII characters without spaces
+     */
+    public Builder unknownBucket(String name) {
+      if (!isKeySafe(name)) {
+        throw Checks.invalid("unknownBucket", name,
+            "1..64 printable ASCII characters, no spaces");
+      }
+      this.unknownBucket = name;
+      return this;
+    }
+
+    /** Whether {@code h} is read (all three are by default; see the class comment on choosing). */
+    public Builder header(Header h, boolean on) {
+      if (h == null) {
+        throw Checks.invalid("header", null, "FORWARDED, X_FORWARDED_FOR or X_REAL_IP");
+      }
+      switch (h) {
+        case FORWARDED:
+          forwarded = on;
+          break;
+        case X_FORWARDED_FOR:
+          xForwardedFor = on;
+          break;
+        default:
+          xRealIp = on;
+          break;
+      }
+      return this;
+    }
+
+    /**
+     * An immutable resolver with these settings.
+     *
+     * @throws IllegalStateException if both trusted hops and trusted proxies are set, since the
+     *     two answer the same question differently
+     */
+    public ClientAddressResolver build() {
+      if (trustedHops > 0 && !trustedProxies.isEmpty()) {
+        throw new IllegalStateException("trustedHops : " + trustedHops + " and trustedProxies : "
+            + trustedProxies + " (expected: one of them, not both)");
+      }
+      return new ClientAddressResolver(this);
+    }
+
+    private static boolean isKeySafe(String name) {
+      if (name == null || name.isEmpty() || name.length() > 64) {
+        return false;
+      }
+      for (int i = 0; i < name.length(); i++) {
+        char c = name.charAt(i);
+        if (c <= ' ' || c >= 0x7f) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
 }

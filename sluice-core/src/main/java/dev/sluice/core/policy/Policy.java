@@ -2,6 +2,7 @@ package dev.sluice.core.policy;
 
 import dev.sluice.core.Identity;
 import dev.sluice.core.Rule;
+import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
@@ -84,11 +85,13 @@ public final class Policy {
     Identity identity = Identity.empty();
     for (Rule rule : rules) {
       for (String dimension : rule.dimensions()) {
-        if (identity.get(dimension) == null) {
+        if (!identity.has(dimension)) {
           Source source = dimensions.get(dimension);
-          String value = source == null ? null : source.read(request, clientAddress);
-          if (value != null) {
-            identity = identity.with(dimension, value);
+          Object value = source == null ? null : source.read(request, clientAddress);
+          if (value instanceof ClientAddress address) {
+            identity = identity.with(dimension, address);
+          } else if (value != null) {
+            identity = identity.with(dimension, (String) value);
           }
         }
       }

@@ -48,7 +48,8 @@ public final class Source {
     return name;
   }
 
-  String read(RequestView request, ClientAddressResolver resolver) {
+  /** The value: a {@link dev.sluice.core.address.ClientAddress} or a String; null if absent. */
+  Object read(RequestView request, ClientAddressResolver resolver) {
     switch (kind) {
       case CLIENT_ADDRESS:
         return resolver.resolve(request.peer(), request::headers);

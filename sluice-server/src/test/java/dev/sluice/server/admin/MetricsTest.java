@@ -13,6 +13,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.StoreException;
 import dev.sluice.core.Verdict;
+import dev.sluice.core.Verdicts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,7 +82,7 @@ class MetricsTest {
   void storeError_countedAsDegraded() {
     Store broken = new Store() {
       @Override
-      public List<Verdict> evaluate(List<Rule> rules, List<String> keys, long cost) {
+      public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
         throw new StoreException("down");
       }
 

@@ -74,10 +74,10 @@ public final class SluiceServer implements AutoCloseable {
 
     Store store = Stores.open(storeSettings);
     Metrics metrics = new Metrics((level, message, fields) -> {
-      if (level.equals("WARN")) {
-        log.warn(message, fields);
-      } else {
-        log.info(message, fields);
+      switch (level) {
+        case "ERROR" -> log.error(message, fields);
+        case "WARN" -> log.warn(message, fields);
+        default -> log.info(message, fields);
       }
     });
     metrics.trackedKeys(store::size);

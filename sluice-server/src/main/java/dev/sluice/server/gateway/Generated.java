@@ -1,6 +1,7 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.netty.CorsHeaders;
+import dev.sluice.netty.GeneratedResponses;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -11,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /** Responses the gateway writes itself: small JSON bodies, never cached, with CORS headers. */
 final class Generated {
@@ -28,6 +30,18 @@ final class Generated {
     if (cors != null) {
       cors.apply(request, r.headers());
     }
+    HttpUtil.setKeepAlive(r, keepAlive);
+    return r;
+  }
+
+  /**
+   * A generated error with no detail beyond its status, like {@code {"error":"bad gateway"}},
+   * JSON or HTML by {@code Accept} as the 429s are.
+   */
+  static FullHttpResponse error(HttpRequest request, HttpResponseStatus status, CorsHeaders cors,
+      boolean keepAlive) {
+    FullHttpResponse r = GeneratedResponses.error(request, status,
+        status.reasonPhrase().toLowerCase(Locale.ROOT), cors);
     HttpUtil.setKeepAlive(r, keepAlive);
     return r;
   }

@@ -88,6 +88,8 @@ final class Fixtures {
     final java.util.concurrent.BlockingQueue<Integer> closeQueue =
         new java.util.concurrent.LinkedBlockingQueue<>();
     final List<Integer> generated = new CopyOnWriteArrayList<>();
+    final List<String> upstreamFailures = new CopyOnWriteArrayList<>();
+    final List<String> failures = new CopyOnWriteArrayList<>();
     final AtomicLong opened = new AtomicLong();
 
     @Override
@@ -111,6 +113,18 @@ final class Fixtures {
     @Override
     public void generated(int status) {
       generated.add(status);
+    }
+
+    @Override
+    public void upstreamFailed(int status, String upstream, String cause) {
+      upstreamFailures.add(status + " " + upstream + " " + cause);
+    }
+
+    @Override
+    public void decisionFailed(String kind, List<dev.sluice.core.Rule> rules,
+        RuntimeException error) {
+      failures.add(kind + " " + rules.stream().map(dev.sluice.core.Rule::name).toList() + " "
+          + error.getClass().getSimpleName());
     }
   }
 

@@ -11,6 +11,8 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -44,6 +46,14 @@ final class Generated {
         status.reasonPhrase().toLowerCase(Locale.ROOT), cors);
     HttpUtil.setKeepAlive(r, keepAlive);
     return r;
+  }
+
+  /** The answer to a request the codec could not decode: 414, 431 or 400. */
+  static HttpResponseStatus decodeFailure(Throwable cause) {
+    return cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+        : cause instanceof TooLongHttpHeaderException
+            ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+            : HttpResponseStatus.BAD_REQUEST;
   }
 
   /** {@code {"error":error,"detail":detail}} with both strings escaped. */

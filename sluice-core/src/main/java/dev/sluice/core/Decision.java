@@ -64,6 +64,20 @@ public sealed class Decision permits MutableDecision {
     this.refusedMask = d.refusedMask;
   }
 
+  /**
+   * The decision when {@code rules} could not be decided: the store failed, or the check itself
+   * threw. The first enforcing rule whose {@link OnStoreError} is {@code DENY} refuses; otherwise
+   * the call is allowed. Either way it is marked {@link #degraded()}.
+   */
+  public static Decision failed(java.util.List<Rule> rules) {
+    if (rules.isEmpty()) {
+      return UNLIMITED;
+    }
+    MutableDecision d = new MutableDecision();
+    d.storeFailed(rules);
+    return d.snapshot();
+  }
+
   /** The decision of a check in which no rule applied. */
   public static Decision unlimited() {
     return UNLIMITED;

@@ -9,45 +9,7 @@ import org.junit.jupiter.api.Test;
 /** A store that cannot answer: each rule's OnStoreError decides, and nothing throws. */
 class DegradedTest {
 
-  /** Fails every call, as a store past its deadline does. */
-  static class DeadStore implements Store {
-    @Override
-    public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
-      throw new StoreException("deadline of 50 ms passed");
-    }
-
-    @Override
-    public long acquire(String key, int max, long ttlNanos) {
-      throw new StoreException("down");
-    }
-
-    @Override
-    public boolean renew(String key, long lease, long ttlNanos) {
-      throw new StoreException("down");
-    }
-
-    @Override
-    public void release(String key, long lease) {
-      throw new StoreException("down");
-    }
-
-    @Override
-    public int leases(String key) {
-      throw new StoreException("down");
-    }
-
-    @Override
-    public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
-      throw new StoreException("down");
-    }
-
-    @Override
-    public long size() {
-      return 0;
-    }
-  }
-
-  private final RateLimiter limiter = RateLimiter.of(new DeadStore());
+  private final RateLimiter limiter = RateLimiter.of(new FailingStore());
   private final Identity who = Identity.ip("192.0.2.1");
 
   private static Rule rule(String name, OnStoreError onError) {
@@ -81,7 +43,7 @@ class DegradedTest {
   @Test
   void fallbackVerdicts_markTheDecisionDegraded() {
     Store memory = Store.memory(new FakeTicker(), 100);
-    Store fallingBack = new DeadStore() {
+    Store fallingBack = new FailingStore() {
       @Override
       public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
         memory.evaluate(rules, identity, cost, out);

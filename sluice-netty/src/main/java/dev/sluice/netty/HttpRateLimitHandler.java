@@ -1,8 +1,10 @@
 package dev.sluice.netty;
 
-import dev.sluice.core.policy.Check;
 import dev.sluice.core.Decision;
+import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.policy.Check;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -11,6 +13,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -19,6 +22,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -33,9 +37,16 @@ import java.util.function.Supplier;
  *       1), {@code Cache-Control: no-store}, the limit headers, CORS headers, and a JSON or HTML
  *       body chosen by {@code Accept}. The request's body that follows is read and released, so
  *       the connection stays usable.
+ *   <li>Refused by a fail-closed rule because the store cannot answer: 503 (configurable) with
+ *       {@code {"error":"rate limiter unavailable","retryAfter":n}} or a page, so an outage of
+ *       the limiter is not mistaken for a limit.
  *   <li>Refused WebSocket upgrade: 429 as above, or (the default) the upgrade is completed and the
  *       socket closed at once with 1013 "try again later".
- *   <li>Shadow refusals are allowed; they are reported through the listener's decision.
+ *   <li>Shadow refusals are allowed; they are reported through the listener's decision, and a
+ *       shadow rule adds no limit headers.
+ *   <li>CORS preflights pass unchecked unless the settings limit them.
+ *   <li>A check that throws is a bug: it is reported to the listener and the rules' {@code
+ *       OnStoreError} decides, as for a store that cannot answer.
  * </ul>
  *
  * <p>The decision of the current request is also left in the channel attribute {@link #DECISION}
@@ -47,7 +58,6 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   public static final AttributeKey<Decision> DECISION = AttributeKey.valueOf("sluice.decision");
 
   private static final Object NO_HEADERS = new Object();
-  private static final System.Logger LOG = System.getLogger(HttpRateLimitHandler.class.getName());
 
   private final RateLimiter limiter;
   private final Supplier<HttpRateLimitSettings> settings;
@@ -89,29 +99,36 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
     HttpRateLimitSettings s = settings.get();
+    if (!s.limitPreflights() && isPreflight(request)) {
+      ctx.channel().attr(DECISION).set(null);
+      pending.add(NO_HEADERS);
+      ctx.fireChannelRead(request);
+      return;
+    }
     NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
-    Decision decision;
+    boolean upgrade = view.websocketUpgrade();
+    String kind = upgrade ? RateLimitListener.WS_CONNECT : RateLimitListener.HTTP;
     Check check = null;
+    Decision decision = null;
+    boolean failed = false;
     try {
       check = s.selector().apply(view);
-      decision = check == null || check.exempt() ? null : check.apply(limiter);
+      if (check != null && !check.exempt()) {
+        decision = check.apply(limiter);
+      }
     } catch (RuntimeException e) {
-      // A broken policy must not take the service down with it: let the request through.
-      LOG.log(System.Logger.Level.WARNING, "rate limit check failed; request let through", e);
-      decision = null;
+      // A bug, not a limit: the rules' onStoreError decides, as for a store that cannot answer.
+      List<Rule> rules = check == null ? List.of() : check.rules();
+      listener.decisionFailed(kind, rules, e);
+      decision = rules.isEmpty() ? null : Decision.failed(rules);
+      failed = true;
+    }
+    if (!failed && decision != null) {
+      report(kind, check, decision);
     }
     ctx.channel().attr(DECISION).set(decision);
-    boolean upgrade = view.websocketUpgrade();
-    if (decision != null && decision.rule() != null) {
-      String kind = upgrade ? RateLimitListener.WS_CONNECT : RateLimitListener.HTTP;
-      listener.decision(kind, decision);
-      if (decision.banApplied()) {
-        listener.banApplied(kind, decision, keyOf(check.rules(), decision, check.identity()));
-      }
-    }
     if (decision == null || decision.allowed()) {
-      pending.add(decision == null || decision.rule() == null ? NO_HEADERS
-          : new Pending(decision, s));
+      pending.add(headersFor(decision, check, s));
       ctx.fireChannelRead(request);
       return;
     }
@@ -121,7 +138,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       refuseUpgrade(ctx, request, decision);
       return;
     }
-    FullHttpResponse response = rejectResponse(request, decision, s);
+    FullHttpResponse response = decision.degraded()
+        ? unavailableResponse(request, decision, s) : rejectResponse(request, decision, s);
     listener.generated(response.status().code());
     // A refused "Expect: 100-continue" request may or may not send its body; only closing
     // keeps the next request from being read as that body.
@@ -133,12 +151,39 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     }
   }
 
-  /** The store key of the rule that decided, for the ban log. */
-  static String keyOf(java.util.List<dev.sluice.core.Rule> rules, Decision decision,
-      dev.sluice.core.Identity identity) {
-    for (dev.sluice.core.Rule rule : rules) {
-      if (rule.name().equals(decision.rule())) {
-        return rule.keyFor(identity);
+  private void report(String kind, Check check, Decision decision) {
+    if (decision.rule() == null) {
+      return;
+    }
+    listener.decision(kind, check.rules(), decision);
+    if (decision.banApplied()) {
+      Rule rule = ruleNamed(check.rules(), decision.rule());
+      listener.banApplied(kind, decision, rule == null ? null : rule.keyFor(check.identity()));
+    }
+  }
+
+  /**
+   * What an allowed response carries: nothing when no rule decided, or when a shadow rule did
+   * (only shadow rules applied), since nothing is enforced that a client should back off from.
+   */
+  private static Object headersFor(Decision decision, Check check, HttpRateLimitSettings s) {
+    if (decision == null || decision.rule() == null || check == null) {
+      return NO_HEADERS;
+    }
+    Rule rule = ruleNamed(check.rules(), decision.rule());
+    return rule == null || rule.mode() == Mode.SHADOW ? NO_HEADERS : new Pending(decision, s);
+  }
+
+  /** A CORS preflight: {@code OPTIONS} with {@code Access-Control-Request-Method}. */
+  static boolean isPreflight(HttpRequest request) {
+    return HttpMethod.OPTIONS.equals(request.method())
+        && request.headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD);
+  }
+
+  private static Rule ruleNamed(List<Rule> rules, String name) {
+    for (Rule rule : rules) {
+      if (rule.name().equals(name)) {
+        return rule;
       }
     }
     return null;
@@ -151,6 +196,28 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   protected void refuseUpgrade(ChannelHandlerContext ctx, HttpRequest request, Decision decision) {
     WebSockets.closeAfterHandshake(ctx.channel(), request, WebSockets.TRY_AGAIN_LATER,
         "try again later", listener);
+  }
+
+  /**
+   * The answer to a fail-closed refusal while the store cannot answer ({@code decision.degraded()}):
+   * 503 by default, with {@code {"error":"rate limiter unavailable","retryAfter":n}} or a page,
+   * and no limit headers (nothing was counted). Override to change the body; keep
+   * {@code Retry-After}.
+   */
+  protected FullHttpResponse unavailableResponse(HttpRequest request, Decision decision,
+      HttpRateLimitSettings settings) {
+    HttpResponseStatus status = HttpResponseStatus.valueOf(settings.unavailableStatus());
+    FullHttpResponse response;
+    if (Responses.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT))) {
+      response = Responses.body(request, status,
+          Responses.unavailableHtml(decision, settings.unavailableHtmlTemplate()),
+          "text/html; charset=utf-8", settings.cors());
+    } else {
+      response = Responses.json(request, status, Responses.unavailableJson(decision),
+          settings.cors());
+    }
+    response.headers().set(HttpHeaderNames.RETRY_AFTER, decision.retryAfterSeconds());
+    return response;
   }
 
   /**

@@ -18,6 +18,9 @@ public final class HttpRateLimitSettings {
   private final String htmlTemplate;
   private final CorsHeaders cors;
   private final boolean refuseWebSocketBeforeUpgrade;
+  private final int unavailableStatus;
+  private final String unavailableHtmlTemplate;
+  private final boolean limitPreflights;
 
   private HttpRateLimitSettings(Builder b) {
     this.selector = b.selector;
@@ -26,6 +29,9 @@ public final class HttpRateLimitSettings {
     this.htmlTemplate = b.htmlTemplate;
     this.cors = b.cors;
     this.refuseWebSocketBeforeUpgrade = b.refuseWebSocketBeforeUpgrade;
+    this.unavailableStatus = b.unavailableStatus;
+    this.unavailableHtmlTemplate = b.unavailableHtmlTemplate;
+    this.limitPreflights = b.limitPreflights;
   }
 
   /** Settings that check every request against {@code policy}. */
@@ -49,6 +55,9 @@ public final class HttpRateLimitSettings {
     b.htmlTemplate = htmlTemplate;
     b.cors = cors;
     b.refuseWebSocketBeforeUpgrade = refuseWebSocketBeforeUpgrade;
+    b.unavailableStatus = unavailableStatus;
+    b.unavailableHtmlTemplate = unavailableHtmlTemplate;
+    b.limitPreflights = limitPreflights;
     return b;
   }
 
@@ -83,6 +92,30 @@ public final class HttpRateLimitSettings {
     return refuseWebSocketBeforeUpgrade;
   }
 
+  /**
+   * The status of a refusal by a fail-closed rule whose store could not answer ({@code
+   * Decision.degraded() && !allowed()}): 503 by default, so clients and dashboards can tell an
+   * outage of the limiter from a real limit; 429 gives such refusals the limit's answer again.
+   */
+  public int unavailableStatus() {
+    return unavailableStatus;
+  }
+
+  /** The HTML page for browsers refused while the store is unavailable, or null. */
+  public String unavailableHtmlTemplate() {
+    return unavailableHtmlTemplate;
+  }
+
+  /**
+   * False (the default): CORS preflights ({@code OPTIONS} with {@code
+   * Access-Control-Request-Method}) are passed on unchecked. A refused preflight fails the
+   * browser's real request as a CORS error whatever headers it carries, and a preflight spends
+   * a quota the real request then lacks.
+   */
+  public boolean limitPreflights() {
+    return limitPreflights;
+  }
+
   /** Builds {@link HttpRateLimitSettings}. */
   public static final class Builder {
     private final Function<RequestView, Check> selector;
@@ -91,6 +124,9 @@ public final class HttpRateLimitSettings {
     private String htmlTemplate;
     private CorsHeaders cors = CorsHeaders.disabled();
     private boolean refuseWebSocketBeforeUpgrade;
+    private int unavailableStatus = 503;
+    private String unavailableHtmlTemplate;
+    private boolean limitPreflights;
 
     private Builder(Function<RequestView, Check> selector) {
       this.selector = selector;
@@ -107,12 +143,36 @@ public final class HttpRateLimitSettings {
     }
 
     public Builder htmlTemplate(String template) {
+      this.htmlTemplate = template(template, "htmlTemplate");
+      return this;
+    }
+
+    /** 429, or a 5xx like the default 503. */
+    public Builder unavailableStatus(int status) {
+      if (status != 429 && (status < 500 || status > 599)) {
+        throw new IllegalArgumentException("unavailableStatus : " + status
+            + " (expected: 429 or 500..599)");
+      }
+      this.unavailableStatus = status;
+      return this;
+    }
+
+    public Builder unavailableHtmlTemplate(String template) {
+      this.unavailableHtmlTemplate = template(template, "unavailableHtmlTemplate");
+      return this;
+    }
+
+    public Builder limitPreflights(boolean on) {
+      this.limitPreflights = on;
+      return this;
+    }
+
+    private static String template(String template, String field) {
       if (template != null && template.length() > 1 << 20) {
-        throw new IllegalArgumentException("htmlTemplate : " + template.length()
+        throw new IllegalArgumentException(field + " : " + template.length()
             + " characters (expected: <= 1048576)");
       }
-      this.htmlTemplate = template;
-      return this;
+      return template;
     }
 
     public Builder cors(CorsHeaders cors) {

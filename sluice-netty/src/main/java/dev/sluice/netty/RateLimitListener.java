@@ -1,6 +1,8 @@
 package dev.sluice.netty;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.Rule;
+import java.util.List;
 
 /**
  * What the handlers report as they work, for metrics and logs. Methods are called on I/O threads
@@ -15,6 +17,26 @@ public interface RateLimitListener {
 
   /** A decision was made: {@code kind} is {@link #HTTP}, {@link #WS_CONNECT} or {@link #WS_ACTION}. */
   default void decision(String kind, Decision decision) {}
+
+  /**
+   * A decision over {@code rules}, the list that was checked: {@link Decision#refusedBy(int)}
+   * indexes it, so a listener can account for every evaluated rule, not only the deciding one
+   * (a global backstop spends its quota on requests another rule decides). By default it calls
+   * {@link #decision(String, Decision)}.
+   */
+  default void decision(String kind, List<Rule> rules, Decision decision) {
+    decision(kind, decision);
+  }
+
+  /**
+   * Checking {@code rules} threw (empty when selecting them did): a bug in a policy, a store or
+   * a selector, never a limit. The request was answered as if the store had failed: by each
+   * rule's {@code OnStoreError}. Called for every failure; by default it is logged with its
+   * stack trace at most once per rule per minute.
+   */
+  default void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {
+    FailureLog.SHARED.failed(kind, rules, error);
+  }
 
   /**
    * A refusal started a ban (seed 003: log it once, with the key). Called after

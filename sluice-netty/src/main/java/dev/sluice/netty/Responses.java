@@ -24,6 +24,13 @@ final class Responses {
       + "short time, so this one was not processed.</p>\n"
       + "<p>Please wait {{retryAfter}} seconds, then try again.</p>\n</body>\n</html>\n";
 
+  static final String UNAVAILABLE_HTML = "<!doctype html>\n<html lang=\"en\">\n<head>\n"
+      + "<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width\">\n"
+      + "<title>Temporarily unavailable</title>\n</head>\n<body>\n"
+      + "<h1>Temporarily unavailable</h1>\n"
+      + "<p>This request could not be checked right now, so it was not processed.</p>\n"
+      + "<p>Please try again in {{retryAfter}} seconds.</p>\n</body>\n</html>\n";
+
   private static final int MAX_ACCEPT_CHARS = 2048;
 
   private Responses() {}
@@ -63,6 +70,30 @@ final class Responses {
           .append(",\"maxScore\":").append(number(d.maxScore()));
     }
     return sb.append('}').toString();
+  }
+
+  /**
+   * The body of a fail-closed refusal while the store cannot answer. It names no rule and no
+   * limit: nothing was counted, so there is nothing to report but when to try again.
+   */
+  static String unavailableJson(Decision d) {
+    return "{\"error\":\"rate limiter unavailable\",\"retryAfter\":" + d.retryAfterSeconds()
+        + "}";
+  }
+
+  static String unavailableHtml(Decision d, String template) {
+    return (template == null ? UNAVAILABLE_HTML : template)
+        .replace("{{retryAfter}}", Long.toString(d.retryAfterSeconds()))
+        .replace("{{retryAfterMs}}", Long.toString(Math.max(0, d.retryAfterMillis())))
+        .replace("{{rule}}", "");
+  }
+
+  /** A plain page for a generated error, like 502 "bad gateway". */
+  static String errorHtml(HttpResponseStatus status, String error) {
+    String title = status.code() + " " + html(status.reasonPhrase());
+    return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        + "<title>" + title + "</title>\n</head>\n<body>\n<h1>" + title + "</h1>\n<p>"
+        + html(error) + "</p>\n</body>\n</html>\n";
   }
 
   static String refusalHtml(Decision d, String template) {

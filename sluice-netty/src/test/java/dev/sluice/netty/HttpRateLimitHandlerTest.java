@@ -168,4 +168,97 @@ class HttpRateLimitHandlerTest {
     // EmbeddedChannel's peer is an EmbeddedSocketAddress, which resolves to the unknown bucket.
     assertThat(bans).containsExactly("http login login:unknown 600");
   }
+  /** Issue 7: a shadow rule sent X-RateLimit-Remaining: 0 although nothing was enforced. */
+  @Test
+  void shadowRule_addsNoLimitHeaders() {
+    Policy shadow = Policy.builder()
+        .rule(Rule.builder("edge").limit(Limit.fixedWindow("edge", 1, Duration.ofMinutes(1)))
+            .mode(dev.sluice.core.Mode.SHADOW).build())
+        .global("edge")
+        .build();
+    EmbeddedChannel ch = new EmbeddedChannel(new HttpRateLimitHandler(limiter,
+        HttpRateLimitSettings.newBuilder(shadow).build()));
+    for (int i = 0; i < 3; i++) {
+      ch.writeInbound(post("/any", 0));
+      assertThat((Object) ch.readInbound()).isInstanceOf(HttpRequest.class);
+      ch.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+      FullHttpResponse r = ch.readOutbound();
+      assertThat(r.headers().names()).as("request " + i)
+          .doesNotContain("X-RateLimit-Remaining", "X-RateLimit-Limit", "RateLimit",
+              "RateLimit-Policy");
+      r.release();
+    }
+    ch.finishAndReleaseAll();
+  }
+
+  /** Issue 7: preflights were counted and refused, which browsers report as a CORS failure. */
+  @Test
+  void corsPreflight_isNotLimited_unlessConfigured() {
+    Policy global = Policy.builder()
+        .rule(Rule.builder("global").limit(Limit.fixedWindow("global", 2, Duration.ofMinutes(1)))
+            .build())
+        .global("global")
+        .build();
+    HttpRateLimitSettings settings = HttpRateLimitSettings.newBuilder(global).build();
+    EmbeddedChannel ch = new EmbeddedChannel(new HttpRateLimitHandler(limiter, settings));
+    for (int i = 0; i < 5; i++) {
+      ch.writeInbound(preflight());
+      assertThat((Object) ch.readInbound()).as("preflight " + i).isInstanceOf(HttpRequest.class);
+      ch.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));
+      FullHttpResponse r = ch.readOutbound();
+      assertThat(r.headers().contains("X-RateLimit-Limit")).isFalse();
+      r.release();
+    }
+    // The quota is untouched: both real requests pass.
+    for (int i = 0; i < 2; i++) {
+      ch.writeInbound(post("/graphql", 0));
+      assertThat((Object) ch.readInbound()).isInstanceOf(HttpRequest.class);
+    }
+    ch.finishAndReleaseAll();
+
+    EmbeddedChannel limited = new EmbeddedChannel(new HttpRateLimitHandler(limiter,
+        settings.toBuilder().limitPreflights(true).build()));
+    limited.writeInbound(preflight());
+    FullHttpResponse refused = limited.readOutbound();
+    assertThat(refused.status().code()).isEqualTo(429);
+    refused.release();
+    limited.finishAndReleaseAll();
+  }
+
+  private static HttpRequest preflight() {
+    HttpRequest r = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.OPTIONS, "/graphql");
+    r.headers().set(HttpHeaderNames.ORIGIN, "https://explorer.example.com")
+        .set(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD, "POST");
+    return r;
+  }
+
+  /** Issue 7: listeners saw only the deciding rule, so a global rule's spending was invisible. */
+  @Test
+  void listener_getsTheCheckedRules_withEveryRulesOutcome() {
+    Policy twoRules = Policy.builder()
+        .rule(Rule.builder("api").limit(Limit.fixedWindow("api", 1, Duration.ofMinutes(1)))
+            .build())
+        .rule(Rule.builder("backstop")
+            .limit(Limit.fixedWindow("backstop", 100, Duration.ofMinutes(1))).build())
+        .route(Route.builder("api").path("/api/**").rule("api").build())
+        .global("backstop")
+        .build();
+    java.util.List<String> seen = new java.util.ArrayList<>();
+    RateLimitListener listener = new RateLimitListener() {
+      @Override
+      public void decision(String kind, java.util.List<Rule> rules, dev.sluice.core.Decision d) {
+        StringBuilder sb = new StringBuilder(d.rule());
+        for (int i = 0; i < rules.size(); i++) {
+          sb.append(' ').append(rules.get(i).name()).append('=').append(d.refusedBy(i));
+        }
+        seen.add(sb.toString());
+      }
+    };
+    EmbeddedChannel ch = new EmbeddedChannel(new HttpRateLimitHandler(limiter,
+        () -> HttpRateLimitSettings.newBuilder(twoRules).build(), listener));
+    ch.writeInbound(post("/api/1", 0), post("/api/1", 0));
+    assertThat(seen).containsExactly("api api=false backstop=false",
+        "api api=true backstop=false");
+    ch.finishAndReleaseAll();
+  }
 }

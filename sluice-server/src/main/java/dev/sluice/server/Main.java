@@ -299,10 +299,8 @@ public final class Main {
     return OK;
   }
 
+  /** A start-up failure as a person reads it; listeners' already name flag, address and cause. */
   static String describe(Throwable e) {
-    if (e instanceof java.net.BindException) {
-      return "address in use or not available (" + e.getMessage() + ")";
-    }
     String m = e.getMessage();
     return m == null ? e.getClass().getSimpleName() : m;
   }

@@ -6,13 +6,35 @@ import java.lang.reflect.Proxy;
 /**
  * SIGHUP without a compile-time dependency on {@code sun.misc}: on a JVM without it (or where the
  * signal is reserved) reloading by signal is simply unavailable and the file watch still works.
+ *
+ * <p>The handler is installed once per JVM and stays: the JVM's default for SIGHUP is to exit
+ * (129), so uninstalling it when a server closes would turn the next SIGHUP back into a stop.
+ * A closed server's action is replaced by nothing instead.
  */
 final class Signals {
 
+  private static volatile Runnable hangup;
+  private static Boolean installed;
+
   private Signals() {}
 
-  /** Runs {@code action} on each SIGHUP; false if this JVM cannot deliver it. */
-  static boolean onHangup(Runnable action) {
+  /** Runs {@code action} on each SIGHUP until it is replaced or cleared; false if unavailable. */
+  static synchronized boolean onHangup(Runnable action) {
+    hangup = action;
+    if (installed == null) {
+      installed = install();
+    }
+    return installed;
+  }
+
+  /** Stops running {@code action} on SIGHUP (if it is still the current one); SIGHUP is ignored. */
+  static synchronized void clear(Runnable action) {
+    if (hangup == action) {
+      hangup = null;
+    }
+  }
+
+  private static boolean install() {
     try {
       Class<?> signalClass = Class.forName("sun.misc.Signal");
       Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
@@ -20,7 +42,10 @@ final class Signals {
       Object handler = Proxy.newProxyInstance(Signals.class.getClassLoader(),
           new Class<?>[] {handlerClass}, (proxy, method, args) -> {
             if (method.getName().equals("handle")) {
-              action.run();
+              Runnable action = hangup;
+              if (action != null) {
+                action.run();
+              }
               return null;
             }
             if (method.getName().equals("toString")) {

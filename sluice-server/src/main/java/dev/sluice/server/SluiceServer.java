@@ -12,6 +12,7 @@ import dev.sluice.server.config.StoreSettings;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -27,16 +28,20 @@ public final class SluiceServer implements AutoCloseable {
   private final GatewayStarter.Running gateway;
   private final AdminServer admin;
   private final PolicyReloader reloader;
+  private final Runnable hangup;
   private final Log log;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, Metrics metrics,
-      GatewayStarter.Running gateway, AdminServer admin, PolicyReloader reloader, Log log) {
+      GatewayStarter.Running gateway, AdminServer admin, PolicyReloader reloader, Runnable hangup,
+      Log log) {
     this.policy = policy;
     this.store = store;
     this.metrics = metrics;
     this.gateway = gateway;
     this.admin = admin;
     this.reloader = reloader;
+    this.hangup = hangup;
     this.log = log;
   }
 
@@ -45,7 +50,8 @@ public final class SluiceServer implements AutoCloseable {
    *
    * @throws ConfigException when the policy is invalid
    * @throws IllegalArgumentException when the store cannot be opened
-   * @throws Exception when a listener cannot bind
+   * @throws StartupException when a listener cannot bind, naming its flag, address and cause
+   * @throws Exception when something else fails
    */
   public static SluiceServer start(ServeOptions options, Map<String, String> env, Log log)
       throws Exception {
@@ -74,10 +80,10 @@ public final class SluiceServer implements AutoCloseable {
 
     Store store = Stores.open(storeSettings);
     Metrics metrics = new Metrics((level, message, fields) -> {
-      if (level.equals("WARN")) {
-        log.warn(message, fields);
-      } else {
-        log.info(message, fields);
+      switch (level) {
+        case "ERROR" -> log.error(message, fields);
+        case "WARN" -> log.warn(message, fields);
+        default -> log.info(message, fields);
       }
     });
     metrics.trackedKeys(store::size);
@@ -88,12 +94,15 @@ public final class SluiceServer implements AutoCloseable {
     GatewayStarter.Running gateway = null;
     AdminServer admin = null;
     PolicyReloader reloader = null;
+    Runnable hangup = null;
     try {
-      gateway = starter.start(options.listen(), options.upstream(), config, limiter, metrics);
+      gateway = listen("--listen", options.listen(),
+          () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics));
       reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log);
       PolicyReloader r = reloader;
       if (options.admin() != null) {
-        admin = AdminServer.start(options.admin(), metrics, ref::get, r::loadedAt, Version.get());
+        admin = listen("--admin", options.admin(), () -> AdminServer.start(options.admin(),
+            metrics, ref::get, r::loadedAt, Version.get()));
       }
       log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
       log.info("store", "store", Stores.describe(storeSettings));
@@ -107,13 +116,19 @@ public final class SluiceServer implements AutoCloseable {
       } else {
         log.info("admin listener off");
       }
+      // Installed with or without a file: the JVM's own SIGHUP action is to exit, and an
+      // operator's habitual kill -HUP must not stop a server that has nothing to reload.
+      hangup = () -> r.reload("SIGHUP");
+      boolean hup = Signals.onHangup(hangup);
       if (options.config() != null) {
         reloader.watch(options.watchInterval());
-        boolean hup = Signals.onHangup(() -> r.reload("SIGHUP"));
         log.info("reloading on change" + (hup ? " and on SIGHUP" : ""), "policy",
             options.config());
       }
     } catch (Exception | Error e) {
+      if (hangup != null) {
+        Signals.clear(hangup);
+      }
       if (reloader != null) {
         reloader.close();
       }
@@ -126,7 +141,26 @@ public final class SluiceServer implements AutoCloseable {
       store.close();
       throw e;
     }
-    return new SluiceServer(ref, store, metrics, gateway, admin, reloader, log);
+    return new SluiceServer(ref, store, metrics, gateway, admin, reloader, hangup, log);
+  }
+
+  /** Something that binds an address. */
+  @FunctionalInterface
+  private interface Listener<T> {
+    T start() throws Exception;
+  }
+
+  /** Starts {@code listener}, telling a failure as {@code flag address: cause}. */
+  private static <T> T listen(String flag, InetSocketAddress address, Listener<T> listener)
+      throws StartupException {
+    if (address.isUnresolved()) {
+      throw new StartupException(flag, address, null);
+    }
+    try {
+      return listener.start();
+    } catch (Exception e) {
+      throw new StartupException(flag, address, e);
+    }
   }
 
   /** {@code loaded} running on {@code store} (the --store flag and SLUICE_STORE win over files). */
@@ -182,9 +216,14 @@ public final class SluiceServer implements AutoCloseable {
     return reloader.reload("request");
   }
 
+  /** Stops everything, once; later calls (a signal racing the shutdown hook) do nothing. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     log.info("sluice stopping");
+    Signals.clear(hangup);
     reloader.close();
     if (admin != null) {
       admin.close();

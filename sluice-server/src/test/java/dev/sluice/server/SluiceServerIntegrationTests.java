@@ -168,6 +168,55 @@ class SluiceServerIntegrationTests {
         .contains("store store=\"memory");
   }
 
+  /**
+   * Issue 7, seed 004 with {@code RATE_LIMIT_MAX=2}: preflights were counted and refused, which
+   * browsers report as a CORS failure. They pass unchecked; the real requests spend the quota,
+   * and the 429 carries the CORS headers with {@code Vary: Origin}.
+   */
+  @Test
+  void seed004_corsPreflights_areNotLimited_andThe429CarriesCors() throws Exception {
+    serve(Map.of("RATE_LIMIT_MAX", "2"), "--config", example("seed-004-graphql.yaml").toString());
+    String origin = "https://explorer.example.com";
+    for (int i = 0; i < 5; i++) {
+      HttpResponse<String> preflight = client.send(HttpRequest.newBuilder(URI.create(
+          "http://127.0.0.1:" + server.port() + "/graphql"))
+          .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+          .header("Origin", origin).header("Access-Control-Request-Method", "POST")
+          .header("Access-Control-Request-Headers", "content-type").build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(preflight.statusCode()).as("preflight " + i).isEqualTo(200);
+    }
+    assertThat(get("/graphql", "Origin", origin).statusCode()).isEqualTo(200);
+    assertThat(get("/graphql", "Origin", origin).statusCode()).isEqualTo(200);
+    HttpResponse<String> refused = get("/graphql", "Origin", origin);
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.headers().firstValue("Access-Control-Allow-Origin")).hasValue(origin);
+    assertThat(refused.headers().allValues("Vary")).contains("origin");
+    assertThat(admin("/metrics"))
+        .contains("sluice_decisions_total{rule=\"global\",outcome=\"allowed\"} 2\n");
+  }
+
+  /** Issue 7: the global backstop showed 0 while every limited request spent its quota. */
+  @Test
+  void metrics_countTheGlobalBackstop_forRequestsAnotherRuleDecides() throws Exception {
+    serve(Map.of());
+    for (int i = 0; i < 16; i++) {
+      get("/api/analysis/x");
+    }
+    assertThat(admin("/metrics"))
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"allowed\"} 15\n")
+        .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 1\n")
+        .contains("sluice_decisions_total{rule=\"backstop\",outcome=\"allowed\"} 16\n");
+  }
+
+  static Path example(String name) {
+    Path dir = Path.of("").toAbsolutePath();
+    while (!Files.isDirectory(dir.resolve("examples"))) {
+      dir = dir.getParent();
+    }
+    return dir.resolve("examples").resolve(name);
+  }
+
   /** Replaces the file at once, as an operator's editor or deploy tool does: the file watch
    * never reads half a file. */
   static void write(java.nio.file.Path p, String content) throws java.io.IOException {

@@ -1,10 +1,14 @@
 package dev.sluice.server.admin;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.Mode;
+import dev.sluice.core.Rule;
 import dev.sluice.server.config.Durations;
 import dev.sluice.server.gateway.GatewayEvents;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,17 +29,29 @@ public final class Metrics implements GatewayEvents {
   static final int MAX_LABELS = 256;
   static final String OTHER = "_other";
   private static final String[] OUTCOMES = {"allowed", "refused", "shadow_refused", "degraded"};
+  private static final int ALLOWED = 0;
+  private static final int REFUSED = 1;
+  private static final int SHADOW_REFUSED = 2;
+  private static final int DEGRADED = 3;
+  /** The rule label of a failure before any rule was selected. */
+  static final String NO_RULE = "_none";
   private static final long LOG_EVERY_NANOS = Duration.ofSeconds(10).toNanos();
+  private static final long FAILURE_LOG_EVERY_NANOS = Duration.ofMinutes(1).toNanos();
 
   private final EventLog log;
+  private final LongSupplier clock;
   private final Map<String, LongAdder[]> decisions = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> shadowRefusals = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> bans = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> closes = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> generated = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> decisionErrors = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> lastShadowLog = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> lastFailureLog = new ConcurrentHashMap<>();
   private final LongAdder storeErrors = new LongAdder();
-  private final AtomicLong lastStoreErrorLog = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
+  private final AtomicLong lastStoreErrorLog;
+  private final AtomicLong lastUpstreamLog;
+  private final LongAdder upstreamUnlogged = new LongAdder();
   private final LongAdder reloadsOk = new LongAdder();
   private final LongAdder reloadsFailed = new LongAdder();
   private final AtomicLong webSockets = new AtomicLong();
@@ -48,7 +64,16 @@ public final class Metrics implements GatewayEvents {
   }
 
   public Metrics(EventLog log) {
+    this(log, System::nanoTime);
+  }
+
+  /** Metrics whose log throttles read {@code clock} (nanoseconds, as {@link System#nanoTime}). */
+  public Metrics(EventLog log, LongSupplier clock) {
     this.log = log;
+    this.clock = clock;
+    long past = clock.getAsLong() - LOG_EVERY_NANOS;
+    this.lastStoreErrorLog = new AtomicLong(past);
+    this.lastUpstreamLog = new AtomicLong(past);
   }
 
   /** The number of keys the store holds, read at every scrape. */
@@ -63,38 +88,51 @@ public final class Metrics implements GatewayEvents {
     }
   }
 
+  /**
+   * Counts every evaluated rule of the check, not only the deciding one: a global backstop spends
+   * its quota on requests a route's rule decides, and showed 0 while it did.
+   */
+  @Override
+  public void decision(String kind, List<Rule> rules, Decision d) {
+    if (d.degraded()) {
+      storeError(d);
+    }
+    for (int i = 0; i < rules.size(); i++) {
+      Rule rule = rules.get(i);
+      if (rule.mode() == Mode.OFF) {
+        continue;
+      }
+      int outcome = d.refusedBy(i) ? (rule.mode() == Mode.SHADOW ? SHADOW_REFUSED : REFUSED)
+          : d.degraded() ? DEGRADED : ALLOWED;
+      series(rule.name())[outcome].increment();
+      if (outcome == SHADOW_REFUSED) {
+        shadowRefusal(kind, rule.name());
+      }
+    }
+    if (d.banApplied() && d.rule() != null) {
+      counter(bans, label(d.rule())).increment();
+    }
+  }
+
+  /** A decision of one rule (a WebSocket action), counted under the rule that decided. */
   @Override
   public void decision(String kind, Decision d) {
     String rule;
     int outcome;
     if (d.degraded()) {
       rule = d.rule();
-      outcome = 3;
-      storeErrors.increment();
-      long now = System.nanoTime();
-      long last = lastStoreErrorLog.get();
-      if (now - last >= LOG_EVERY_NANOS && lastStoreErrorLog.compareAndSet(last, now)) {
-        log.log("WARN", "store error; rule decided by its onStoreError", "rule", rule,
-            "allowed", d.allowed(), "store_errors_total", storeErrors.sum());
-      }
+      outcome = DEGRADED;
+      storeError(d);
     } else if (!d.allowed()) {
       rule = d.rule();
-      outcome = 1;
+      outcome = REFUSED;
     } else if (d.shadowRefused()) {
       rule = d.shadowRule();
-      outcome = 2;
-      counter(shadowRefusals, label(rule)).increment();
-      AtomicLong last = lastShadowLog.computeIfAbsent(label(rule),
-          k -> new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS));
-      long now = System.nanoTime();
-      long seen = last.get();
-      if (now - seen >= LOG_EVERY_NANOS && last.compareAndSet(seen, now)) {
-        log.log("INFO", "shadow refusal (allowed: rule is in shadow mode)", "rule", rule,
-            "kind", kind, "shadow_refusals_total", counter(shadowRefusals, label(rule)).sum());
-      }
+      outcome = SHADOW_REFUSED;
+      shadowRefusal(kind, rule);
     } else {
       rule = d.rule();
-      outcome = 0;
+      outcome = ALLOWED;
     }
     if (rule == null) {
       return;
@@ -103,6 +141,72 @@ public final class Metrics implements GatewayEvents {
     if (d.banApplied()) {
       counter(bans, label(rule)).increment();
     }
+  }
+
+  private void storeError(Decision d) {
+    storeErrors.increment();
+    long now = clock.getAsLong();
+    long last = lastStoreErrorLog.get();
+    if (now - last >= LOG_EVERY_NANOS && lastStoreErrorLog.compareAndSet(last, now)) {
+      log.log("WARN", "store error; rule decided by its onStoreError", "rule", d.rule(),
+          "allowed", d.allowed(), "store_errors_total", storeErrors.sum());
+    }
+  }
+
+  private void shadowRefusal(String kind, String rule) {
+    LongAdder count = counter(shadowRefusals, label(rule));
+    count.increment();
+    if (due(lastShadowLog, label(rule), LOG_EVERY_NANOS)) {
+      log.log("INFO", "shadow refusal (allowed: rule is in shadow mode)", "rule", rule,
+          "kind", kind, "shadow_refusals_total", count.sum());
+    }
+  }
+
+  /**
+   * A check that threw: a bug, counted per rule and logged with its stack trace at most once per
+   * rule per minute (a broken rule fails every request it sees).
+   */
+  @Override
+  public void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {
+    List<String> names = new ArrayList<>(rules.size());
+    boolean due = false;
+    for (Rule rule : rules) {
+      if (rule.mode() != Mode.OFF) {
+        names.add(rule.name());
+      }
+    }
+    if (names.isEmpty()) {
+      names.add(NO_RULE);
+    }
+    for (String name : names) {
+      counter(decisionErrors, label(name)).increment();
+      due |= due(lastFailureLog, label(name), FAILURE_LOG_EVERY_NANOS);
+    }
+    if (due) {
+      log.log("ERROR", "rate limit decision failed (a bug; each rule's onStoreError decided)",
+          "kind", kind, "rules", String.join(",", names), "error", error);
+    }
+  }
+
+  /** Logs an upstream failure at most once per 10 s, with how many went unlogged before it. */
+  @Override
+  public void upstreamFailed(int status, String upstream, String cause) {
+    long now = clock.getAsLong();
+    long last = lastUpstreamLog.get();
+    if (now - last >= LOG_EVERY_NANOS && lastUpstreamLog.compareAndSet(last, now)) {
+      log.log("WARN", "upstream failed", "status", status, "upstream", upstream, "cause", cause,
+          "unlogged_before", upstreamUnlogged.sumThenReset());
+    } else {
+      upstreamUnlogged.increment();
+    }
+  }
+
+  /** True, once per {@code every}, for {@code key}. */
+  private boolean due(Map<String, AtomicLong> last, String key, long every) {
+    long now = clock.getAsLong();
+    AtomicLong seen = last.computeIfAbsent(key, k -> new AtomicLong(now - every));
+    long then = seen.get();
+    return now - then >= every && seen.compareAndSet(then, now);
   }
 
   /**
@@ -186,7 +290,7 @@ public final class Metrics implements GatewayEvents {
   public String render() {
     StringBuilder sb = new StringBuilder(2048);
     header(sb, "sluice_decisions_total", "counter",
-        "Rate-limit decisions by deciding rule and outcome.");
+        "Rate-limit decisions by evaluated rule and outcome.");
     for (Map.Entry<String, LongAdder[]> e : new TreeMap<>(decisions).entrySet()) {
       for (int i = 0; i < OUTCOMES.length; i++) {
         sb.append("sluice_decisions_total{rule=\"").append(escape(e.getKey()))
@@ -197,6 +301,9 @@ public final class Metrics implements GatewayEvents {
     labelled(sb, "sluice_shadow_refusals_total", "Would-be refusals of rules in shadow mode.",
         "rule", shadowRefusals);
     labelled(sb, "sluice_bans_total", "Bans applied, by rule.", "rule", bans);
+    labelled(sb, "sluice_decision_errors_total",
+        "Decisions that threw (bugs; each rule's onStoreError decided), by rule.", "rule",
+        decisionErrors);
     header(sb, "sluice_store_errors_total", "counter",
         "Decisions the store could not answer (each rule's onStoreError decided).");
     sb.append("sluice_store_errors_total ").append(storeErrors.sum()).append('\n');

@@ -8,6 +8,8 @@ import java.util.List;
  * 429 rather than an opaque CORS failure (seed 004). Empty {@code allowOrigins} disables them.
  *
  * @param allowOrigins origins echoed in {@code Access-Control-Allow-Origin}; {@code "*"} for any
+ * @param limitPreflights whether CORS preflights count against limits (default false: a refused
+ *     preflight fails the browser's request as a CORS error whatever the response says)
  */
 public record CorsSettings(
     List<String> allowOrigins,
@@ -15,7 +17,15 @@ public record CorsSettings(
     List<String> allowHeaders,
     List<String> exposeHeaders,
     boolean allowCredentials,
-    Duration maxAge) {
+    Duration maxAge,
+    boolean limitPreflights) {
+
+  /** Settings under which preflights are not limited. */
+  public CorsSettings(List<String> allowOrigins, List<String> allowMethods,
+      List<String> allowHeaders, List<String> exposeHeaders, boolean allowCredentials,
+      Duration maxAge) {
+    this(allowOrigins, allowMethods, allowHeaders, exposeHeaders, allowCredentials, maxAge, false);
+  }
 
   public static CorsSettings disabled() {
     return new CorsSettings(List.of(), List.of(), List.of(), List.of(), false, Duration.ZERO);

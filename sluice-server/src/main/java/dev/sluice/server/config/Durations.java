@@ -13,12 +13,34 @@ import java.util.Locale;
 public final class Durations {
 
   static final String EXPECTED = "a duration like 500ms, 60s, 1.5s, 10m, 1h or 1d";
+  static final String POSITIVE_EXPECTED = "a duration > 0, like 500ms or 60s";
   static final String SIZE_EXPECTED = "a size in bytes, or like 64KiB, 1MiB";
 
   private Durations() {}
 
-  /** Parses {@code text}; throws {@link IllegalArgumentException} with the expected form. */
+  /**
+   * Parses a duration >= 0; throws {@link IllegalArgumentException} whose message is what was
+   * expected.
+   */
   public static Duration parse(String text) {
+    Duration d = parseSigned(text);
+    if (d.isNegative()) {
+      throw new IllegalArgumentException("a duration >= 0, like 0s, 500ms or 60s");
+    }
+    return d;
+  }
+
+  /** Parses a duration > 0; a negative one is told the same as zero, both are wrong. */
+  public static Duration parsePositive(String text) {
+    Duration d = parseSigned(text);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(POSITIVE_EXPECTED);
+    }
+    return d;
+  }
+
+  /** Parses a duration of either sign, so each caller can say what range it wants. */
+  static Duration parseSigned(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
     int i = 0;
     while (i < t.length() && (Character.isDigit(t.charAt(i)) || t.charAt(i) == '.'
@@ -47,10 +69,7 @@ public final class Durations {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(EXPECTED);
     }
-    if (nanos.signum() < 0) {
-      throw new IllegalArgumentException("a duration >= 0, like 500ms or 60s");
-    }
-    if (nanos.compareTo(BigDecimal.valueOf(Duration.ofDays(3653).toNanos())) > 0) {
+    if (nanos.abs().compareTo(BigDecimal.valueOf(Duration.ofDays(3653).toNanos())) > 0) {
       throw new IllegalArgumentException("a duration <= 3653d");
     }
     if (nanos.stripTrailingZeros().scale() > 0) {

@@ -1,7 +1,8 @@
 package dev.sluice.server.config;
 
-import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.Limit;
+import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.policy.Policy;
@@ -76,10 +77,10 @@ public final class PolicyLoader {
       List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch");
   private static final List<String> ROUTE_KEYS =
       List.of("name", "methods", "paths", "websocket", "rules", "exempt", "cost");
-  private static final List<String> RESPONSE_KEYS =
-      List.of("rateLimitHeaders", "ietfHeaders", "htmlTemplate");
+  private static final List<String> RESPONSE_KEYS = List.of("rateLimitHeaders", "ietfHeaders",
+      "htmlTemplate", "unavailableStatus", "unavailableHtmlTemplate");
   private static final List<String> CORS_KEYS = List.of("allowOrigins", "allowMethods",
-      "allowHeaders", "exposeHeaders", "allowCredentials", "maxAge");
+      "allowHeaders", "exposeHeaders", "allowCredentials", "maxAge", "limitPreflights");
   private static final List<String> WEBSOCKET_KEYS = List.of("refuseBeforeUpgrade",
       "maxConnectionsPerIp", "maxConnectionsUnknown", "maxConnectionsPerSession",
       "sessionDimension", "maxFrameBytes", "floodBurst", "floodPerSecond", "actionField",
@@ -101,8 +102,6 @@ public final class PolicyLoader {
 
   private static final Pattern VARIABLE =
       Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
-  private static final Pattern EXPECTED_IN_MESSAGE = Pattern.compile("^(\\w+) : (.*) \\(expected: (.*)\\)$",
-      Pattern.DOTALL);
 
   private PolicyLoader() {}
 
@@ -208,21 +207,26 @@ public final class PolicyLoader {
           value, expected));
     }
 
-    /** Reports a core builder's message ({@code "burst : -5 (expected: > 0)"}) at {@code at}. */
+    /**
+     * Reports a core builder's {@link InvalidValueException} at its field's line when
+     * {@code owner} has that field (showing the value as written, {@code 500us} rather than
+     * core's {@code PT0.0005S}), otherwise at {@code at}.
+     */
     void coreError(Node at, String path, IllegalArgumentException e, Obj owner) {
-      String message = String.valueOf(e.getMessage());
-      Matcher m = EXPECTED_IN_MESSAGE.matcher(message);
-      if (m.matches()) {
-        String field = m.group(1);
-        Node fieldNode = owner == null ? null : owner.node(field);
-        if (fieldNode != null) {
-          error(fieldNode, owner.path(field), m.group(2), m.group(3));
-        } else {
-          error(at, path + (owner != null && owner.keys.contains(field) ? "." + field : ""),
-              m.group(2), m.group(3));
-        }
+      if (!(e instanceof InvalidValueException invalid)) {
+        error(at, path, String.valueOf(e.getMessage()), "a valid value");
+        return;
+      }
+      String field = invalid.field();
+      Node fieldNode = owner == null ? null : owner.node(field);
+      if (fieldNode instanceof ScalarNode scalar) {
+        error(fieldNode, owner.path(field), quote(interpolate(scalar.getValue()).withEnv),
+            invalid.expected());
+      } else if (fieldNode != null) {
+        error(fieldNode, owner.path(field), invalid.value(), invalid.expected());
       } else {
-        error(at, path, message, "a valid value");
+        error(at, path + (owner != null && owner.keys.contains(field) ? "." + field : ""),
+            invalid.value(), invalid.expected());
       }
     }
 
@@ -267,14 +271,15 @@ public final class PolicyLoader {
       }
     }
 
-    /** What a parser said was expected; a core message's "(expected: ...)" part if it has one. */
+    /**
+     * What a parser said was expected: core's typed expectation, or the message of the loader's
+     * own parsers, which is the expectation itself.
+     */
     static String expectation(RuntimeException e, String fallback) {
-      String message = e.getMessage();
-      if (message == null) {
-        return fallback;
+      if (e instanceof InvalidValueException invalid) {
+        return invalid.expected();
       }
-      Matcher m = EXPECTED_IN_MESSAGE.matcher(message);
-      return m.matches() ? m.group(3) : message;
+      return e.getMessage() == null ? fallback : e.getMessage();
     }
 
     Interpolation interpolate(String raw) {
@@ -471,19 +476,13 @@ public final class PolicyLoader {
     }
   };
 
-  static final Parser<Duration> POSITIVE_DURATION = text -> {
-    Duration d = Durations.parse(text);
-    if (d.isZero()) {
-      throw new IllegalArgumentException("a duration > 0, like 500ms or 60s");
-    }
-    return d;
-  };
+  static final Parser<Duration> POSITIVE_DURATION = Durations::parsePositive;
 
   static final Parser<Duration> DURATION = Durations::parse;
 
   static Parser<Duration> within(Duration min, Duration max) {
     return text -> {
-      Duration d = Durations.parse(text);
+      Duration d = Durations.parseSigned(text);
       if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
         throw new IllegalArgumentException("a duration in " + Durations.format(min) + ".."
             + Durations.format(max));
@@ -496,6 +495,15 @@ public final class PolicyLoader {
     if (text.isBlank() || text.length() > 1024) {
       throw new IllegalArgumentException("a non-blank string");
     }
+    return text;
+  };
+
+  /**
+   * A rule, limit, route or shared-bucket name: core's rule (1..128 printable ASCII, not blank),
+   * asked of core so the two cannot drift; such names end up in headers, logs and keys.
+   */
+  static final Parser<String> CORE_NAME = text -> {
+    Rule.builder(text);
     return text;
   };
 
@@ -591,6 +599,10 @@ public final class PolicyLoader {
     private final Map<String, Object> out;
     private final Set<String> dimensions = new LinkedHashSet<>();
     private final Set<String> ruleNames = new LinkedHashSet<>();
+    /** Each route's cost where it is above 1, checked against its rules once all are known. */
+    private final List<RouteCost> costs = new ArrayList<>();
+
+    private record RouteCost(String path, Node node, long cost, List<String> rules) {}
 
     Builder(Ctx ctx) {
       this.ctx = ctx;
@@ -610,7 +622,8 @@ public final class PolicyLoader {
       List<Rule> rules = rules(doc);
       rules.forEach(policy::rule);
       routes(doc, policy);
-      global(doc, policy);
+      List<String> global = global(doc, policy);
+      checkCosts(rules, global);
       ResponseSettings response = response(doc);
       CorsSettings cors = cors(doc);
       WebSocketSettings websocket = websocket(doc);
@@ -732,7 +745,7 @@ public final class PolicyLoader {
         try {
           b = Rule.builder(name);
         } catch (IllegalArgumentException ex) {
-          ctx.error(keyNode, path, quote(name), "a rule name of 1..128 non-blank characters");
+          ctx.error(keyNode, path, quote(name), Ctx.expectation(ex, "a rule name"));
           continue;
         }
         Obj r = Obj.of(ctx, e.getValue().getValueNode(), path, RULE_KEYS,
@@ -822,7 +835,8 @@ public final class PolicyLoader {
             "allow");
         b.onStoreError(OnStoreError.valueOf(onError.toUpperCase(Locale.ROOT)));
         rt.put("onStoreError", onError);
-        String shared = r.get("sharedBucket", "1..128 non-blank characters", NAME, "unknown");
+        String shared = r.get("sharedBucket", "1..128 printable ASCII characters", CORE_NAME,
+            "unknown");
         b.sharedBucket(shared);
         rt.put("sharedBucket", shared);
         tree.put(name, rt);
@@ -861,7 +875,7 @@ public final class PolicyLoader {
         return null;
       }
       Obj l = Obj.of(ctx, node, path, LIMIT_KEYS.get(type), "a mapping");
-      String name = l.get("name", "1..128 non-blank characters", NAME,
+      String name = l.get("name", "1..128 printable ASCII characters", CORE_NAME,
           count == 1 ? rule : type);
       Map<String, Object> lt = new LinkedHashMap<>();
       lt.put("type", type);
@@ -945,7 +959,8 @@ public final class PolicyLoader {
           continue;
         }
         int before = ctx.errors.size();
-        String name = r.get("name", "1..128 non-blank characters", NAME, "route-" + i);
+        String name = r.get("name", "1..128 printable ASCII characters", CORE_NAME,
+            "route-" + i);
         if (!names.add(name)) {
           ctx.error(r.node("name"), r.path("name"), quote(name), "a name no other route has");
         }
@@ -966,7 +981,7 @@ public final class PolicyLoader {
             + "leave it out for either", BOOLEAN, null);
         boolean exempt = r.get("exempt", "true or false", BOOLEAN, false);
         long cost = r.get("cost", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE), 1L);
-        List<String> rules = r.list("rules", "rule names", NAME, List.of());
+        List<String> rules = r.list("rules", "rule names", CORE_NAME, List.of());
         Node rulesNode = r.node("rules");
         for (int k = 0; k < rules.size(); k++) {
           String rule = rules.get(k);
@@ -996,14 +1011,45 @@ public final class PolicyLoader {
         rt.put("exempt", exempt);
         rt.put("cost", cost);
         tree.add(rt);
+        if (cost > 1) {
+          costs.add(new RouteCost(r.path("cost"), r.node("cost"), cost, rules));
+        }
         if (ctx.errors.size() == before) {
           policy.route(b.build());
         }
       }
     }
 
-    private void global(Obj doc, Policy.Builder policy) {
-      List<String> global = doc.list("global", "rule names", NAME, List.of());
+    /**
+     * A route's cost above the capacity of a rule it applies (its own or a global one) can never
+     * be paid: core throws on every such request. Rejected here, at the route's line, instead.
+     * Rules that are off are never evaluated, so they do not count.
+     */
+    private void checkCosts(List<Rule> rules, List<String> global) {
+      Map<String, Rule> byName = new LinkedHashMap<>();
+      rules.forEach(rule -> byName.put(rule.name(), rule));
+      for (RouteCost route : costs) {
+        List<String> applied = new ArrayList<>(route.rules());
+        applied.addAll(global);
+        for (String name : applied) {
+          Rule rule = byName.get(name);
+          if (rule == null || rule.mode() == Mode.OFF) {
+            continue;
+          }
+          for (Limit limit : rule.limits()) {
+            if (route.cost() > limit.capacity()) {
+              ctx.error(route.node(), route.path(), Long.toString(route.cost()), "<= "
+                  + limit.capacity() + ", the capacity of limit '" + limit.name() + "' in "
+                  + (route.rules().contains(name) ? "rule '" : "global rule '") + name + "'");
+              break;
+            }
+          }
+        }
+      }
+    }
+
+    private List<String> global(Obj doc, Policy.Builder policy) {
+      List<String> global = doc.list("global", "rule names", CORE_NAME, List.of());
       for (String name : global) {
         if (!ruleNames.contains(name)) {
           ctx.error(doc.node("global"), "global", quote(name),
@@ -1013,6 +1059,7 @@ public final class PolicyLoader {
         }
       }
       out.put("global", global);
+      return global;
     }
 
     private ResponseSettings response(Obj doc) {
@@ -1024,27 +1071,52 @@ public final class PolicyLoader {
       boolean rl = o.get("rateLimitHeaders", "true or false", BOOLEAN, d.rateLimitHeaders());
       boolean ietf = o.get("ietfHeaders", "true or false", BOOLEAN, d.ietfHeaders());
       String templatePath = o.get("htmlTemplate", "a path to an HTML file", TEXT, null);
-      String template = null;
-      if (templatePath != null) {
-        Path p = Path.of(templatePath);
-        if (!p.isAbsolute() && ctx.source != null && ctx.source.toAbsolutePath().getParent() != null) {
-          p = ctx.source.toAbsolutePath().getParent().resolve(p);
-        }
+      String template = template(o, "htmlTemplate", templatePath);
+      int unavailable = o.get("unavailableStatus", "429 or 500..599", text -> {
+        Integer v = null;
         try {
-          template = Files.readString(p, StandardCharsets.UTF_8);
-        } catch (IOException | RuntimeException e) {
-          ctx.error(o.node("htmlTemplate"), o.path("htmlTemplate"), quote(templatePath),
-              "a readable UTF-8 file (looked at " + p + ")");
+          v = integer(429, 599).parse(text);
+        } catch (IllegalArgumentException e) {
+          // reported below with the whole range
         }
-      }
+        if (v == null || (v != 429 && v < 500)) {
+          throw new IllegalArgumentException("429 or 500..599");
+        }
+        return v;
+      }, d.unavailableStatus());
+      String unavailablePath = o.get("unavailableHtmlTemplate", "a path to an HTML file", TEXT,
+          null);
+      String unavailableTemplate = template(o, "unavailableHtmlTemplate", unavailablePath);
       Map<String, Object> tree = new LinkedHashMap<>();
       tree.put("rateLimitHeaders", rl);
       tree.put("ietfHeaders", ietf);
       if (templatePath != null) {
         tree.put("htmlTemplate", templatePath);
       }
+      tree.put("unavailableStatus", unavailable);
+      if (unavailablePath != null) {
+        tree.put("unavailableHtmlTemplate", unavailablePath);
+      }
       out.put("response", tree);
-      return new ResponseSettings(rl, ietf, template);
+      return new ResponseSettings(rl, ietf, template, unavailable, unavailableTemplate);
+    }
+
+    /** The contents of the HTML file at {@code key}, relative to the policy file; null if none. */
+    private String template(Obj o, String key, String path) {
+      if (path == null) {
+        return null;
+      }
+      Path p = Path.of(path);
+      if (!p.isAbsolute() && ctx.source != null && ctx.source.toAbsolutePath().getParent() != null) {
+        p = ctx.source.toAbsolutePath().getParent().resolve(p);
+      }
+      try {
+        return Files.readString(p, StandardCharsets.UTF_8);
+      } catch (IOException | RuntimeException e) {
+        ctx.error(o.node(key), o.path(key), quote(path), "a readable UTF-8 file (looked at " + p
+            + ")");
+        return null;
+      }
     }
 
     private CorsSettings cors(Obj doc) {
@@ -1066,6 +1138,7 @@ public final class PolicyLoader {
       List<String> expose = o.list("exposeHeaders", "header names", TEXT, d.exposeHeaders());
       boolean credentials = o.get("allowCredentials", "true or false", BOOLEAN, false);
       Duration maxAge = o.get("maxAge", Durations.EXPECTED, DURATION, Duration.ZERO);
+      boolean limitPreflights = o.get("limitPreflights", "true or false", BOOLEAN, false);
       if (credentials && origins.contains("*")) {
         ctx.error(o.node("allowCredentials"), o.path("allowCredentials"), "true",
             "false when allowOrigins contains * (browsers reject credentials with a wildcard "
@@ -1078,9 +1151,10 @@ public final class PolicyLoader {
       tree.put("exposeHeaders", expose);
       tree.put("allowCredentials", credentials);
       tree.put("maxAge", Durations.format(maxAge));
+      tree.put("limitPreflights", limitPreflights);
       out.put("cors", tree);
       return new CorsSettings(List.copyOf(origins), List.copyOf(methods), List.copyOf(headers),
-          List.copyOf(expose), credentials, maxAge);
+          List.copyOf(expose), credentials, maxAge, limitPreflights);
     }
 
     private WebSocketSettings websocket(Obj doc) {
@@ -1117,7 +1191,7 @@ public final class PolicyLoader {
         if (a != null) {
           for (Map.Entry<String, NodeTuple> e : a.fields.entrySet()) {
             String rule = ctx.scalar(e.getValue().getValueNode(), a.path(e.getKey()), "a rule name",
-                NAME);
+                CORE_NAME);
             if (rule == null) {
               continue;
             }

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -28,6 +29,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * The upstream {@code sluice serve} uses without {@code --upstream}: a loopback server on an
@@ -35,6 +37,9 @@ import java.nio.charset.StandardCharsets;
  * messages, so the gateway alone demonstrates every limit through its real proxy path.
  */
 final class DemoUpstream implements AutoCloseable {
+
+  /** The gateway's caps on the request line and on the headers are at most 1 MiB. */
+  static final int MAX_HEAD_BYTES = 1 << 20;
 
   private final Channel server;
 
@@ -47,7 +52,11 @@ final class DemoUpstream implements AutoCloseable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel c) {
-            c.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 << 20),
+            // The largest request line and headers a gateway may be configured to pass on, so
+            // the demo never refuses what the gateway accepted.
+            c.pipeline().addLast(new HttpServerCodec(new HttpDecoderConfig()
+                    .setMaxInitialLineLength(MAX_HEAD_BYTES).setMaxHeaderSize(MAX_HEAD_BYTES)),
+                new HttpObjectAggregator(64 << 20),
                 new Demo(),
                 new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
                     .websocketPath("/").checkStartsWith(true).allowExtensions(false)
@@ -71,6 +80,16 @@ final class DemoUpstream implements AutoCloseable {
   private static final class Demo extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof FullHttpRequest bad && bad.decoderResult().isFailure()) {
+        // Netty hands on what it could not decode as "GET /bad-request HTTP/1.0": answer it as
+        // the gateway's front handler does, never with a 200 for a path nobody asked for.
+        HttpResponseStatus status = Generated.decodeFailure(bad.decoderResult().cause());
+        bad.release();
+        ctx.writeAndFlush(Generated.json(null, status,
+            Generated.error(status.reasonPhrase().toLowerCase(Locale.ROOT), null), null, false))
+            .addListener(ChannelFutureListener.CLOSE);
+        return;
+      }
       if (msg instanceof FullHttpRequest upgrade && NettyRequestView.isWebSocketUpgrade(upgrade)) {
         ctx.fireChannelRead(msg);
         return;

@@ -1,7 +1,9 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.Rule;
 import dev.sluice.netty.RateLimitListener;
+import java.util.List;
 
 /** Passes the handlers' reports on to {@link GatewayEvents}. */
 final class EventsListener implements RateLimitListener {
@@ -15,6 +17,16 @@ final class EventsListener implements RateLimitListener {
   @Override
   public void decision(String kind, Decision decision) {
     events.decision(kind, decision);
+  }
+
+  @Override
+  public void decision(String kind, List<Rule> rules, Decision decision) {
+    events.decision(kind, rules, decision);
+  }
+
+  @Override
+  public void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {
+    events.decisionFailed(kind, rules, error);
   }
 
   @Override

@@ -13,8 +13,6 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -152,12 +150,7 @@ final class FrontHandler extends ChannelDuplexHandler {
     boolean full = request instanceof LastHttpContent;
     if (request.decoderResult().isFailure()) {
       ReferenceCountUtil.release(request);
-      Throwable cause = request.decoderResult().cause();
-      HttpResponseStatus status = cause instanceof TooLongHttpLineException
-          ? HttpResponseStatus.REQUEST_URI_TOO_LONG
-          : cause instanceof TooLongHttpHeaderException
-              ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-              : HttpResponseStatus.BAD_REQUEST;
+      HttpResponseStatus status = Generated.decodeFailure(request.decoderResult().cause());
       respond(ctx, request, status, Generated.error(status.reasonPhrase().toLowerCase(), null),
           false);
       return;

@@ -1,6 +1,8 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.core.Decision;
+import dev.sluice.core.Rule;
+import java.util.List;
 
 /**
  * What the gateway reports as it works; the server's metrics and logs implement it. Methods are
@@ -10,6 +12,28 @@ public interface GatewayEvents {
 
   /** A decision was made for an HTTP request or a WebSocket connect ({@code kind} "http"/"ws-connect"/"ws-action"). */
   default void decision(String kind, Decision decision) {}
+
+  /**
+   * A decision over {@code rules}, the checked list that {@link Decision#refusedBy(int)} indexes;
+   * by default {@link #decision(String, Decision)}.
+   */
+  default void decision(String kind, List<Rule> rules, Decision decision) {
+    decision(kind, decision);
+  }
+
+  /**
+   * Checking {@code rules} threw (a bug, never a limit); each rule's onStoreError answered the
+   * request. Called for every failure: throttle any logging.
+   */
+  default void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {}
+
+  /**
+   * The upstream failed an exchange: {@code status} 502 (could not connect, closed, invalid
+   * response) or 504 (no response in time), {@code upstream} its address, {@code cause} what
+   * happened. For the log only: the client's body says no more than "bad gateway". Called for
+   * every failure: throttle any logging.
+   */
+  default void upstreamFailed(int status, String upstream, String cause) {}
 
   /** A refusal started a ban on store key {@code key}; follows {@link #decision}. */
   default void banApplied(String kind, Decision decision, String key) {}

@@ -1,6 +1,7 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.netty.CorsHeaders;
+import dev.sluice.netty.GeneratedResponses;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -10,7 +11,10 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /** Responses the gateway writes itself: small JSON bodies, never cached, with CORS headers. */
 final class Generated {
@@ -30,6 +34,26 @@ final class Generated {
     }
     HttpUtil.setKeepAlive(r, keepAlive);
     return r;
+  }
+
+  /**
+   * A generated error with no detail beyond its status, like {@code {"error":"bad gateway"}},
+   * JSON or HTML by {@code Accept} as the 429s are.
+   */
+  static FullHttpResponse error(HttpRequest request, HttpResponseStatus status, CorsHeaders cors,
+      boolean keepAlive) {
+    FullHttpResponse r = GeneratedResponses.error(request, status,
+        status.reasonPhrase().toLowerCase(Locale.ROOT), cors);
+    HttpUtil.setKeepAlive(r, keepAlive);
+    return r;
+  }
+
+  /** The answer to a request the codec could not decode: 414, 431 or 400. */
+  static HttpResponseStatus decodeFailure(Throwable cause) {
+    return cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+        : cause instanceof TooLongHttpHeaderException
+            ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+            : HttpResponseStatus.BAD_REQUEST;
   }
 
   /** {@code {"error":error,"detail":detail}} with both strings escaped. */

@@ -234,8 +234,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       if (!done.isSuccess()) {
         releaseQueued();
         ReadGate.resume(client, ReadGate.UPSTREAM);
-        badGateway(HttpResponseStatus.BAD_GATEWAY, "bad gateway", "could not connect to the upstream "
-            + upstream.authority + ": " + reason(done.cause()));
+        badGateway(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + reason(done.cause()));
         return;
       }
       up = done.channel();
@@ -255,7 +254,14 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     if (m == null) {
       return t.getClass().getSimpleName();
     }
-    // Netty's messages repeat the address; keep the part that says what went wrong.
+    // Netty's messages repeat the address, and the native transport prefixes the system call:
+    // "finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:3000". Keep
+    // the part that says what went wrong.
+    int syscall = m.indexOf("failed with error(");
+    int end = syscall < 0 ? -1 : m.indexOf("): ", syscall);
+    if (end > 0) {
+      m = m.substring(end + 3);
+    }
     int colon = m.indexOf(": ");
     String head = colon > 0 ? m.substring(0, colon) : m;
     return head.toLowerCase(java.util.Locale.ROOT);
@@ -309,9 +315,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     }
     awaiting = null;
     if (exchangeActive && !headReceived && up == expected) {
-      badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "gateway timeout",
-          "the upstream did not answer within " + snap.gateway.upstreamResponseTimeout().toMillis()
-              + " ms");
+      badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
+          + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
     }
   }
 
@@ -328,8 +333,11 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Answers the current request with 502 or 504, or closes if a response has begun. */
-  private void badGateway(HttpResponseStatus status, String error, String detail) {
+  /**
+   * Answers the current request with 502 or 504, or closes if a response has begun. The client
+   * learns no more than the status: the upstream's address and the cause are for the log.
+   */
+  private void badGateway(HttpResponseStatus status, String cause) {
     cancelResponseTimer();
     if (up != null) {
       Channel u = up;
@@ -340,6 +348,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     exchangeActive = false;
+    events.upstreamFailed(status.code(), upstream.authority, cause);
     if (headReceived) {
       client.close();
       return;
@@ -347,8 +356,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     events.generated(status.code());
     dropRest = !requestComplete;
     boolean keepAlive = clientKeepAlive && requestComplete;
-    ctx.writeAndFlush(Generated.json(current, status, Generated.error(error, detail), snap.cors,
-        keepAlive)).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
+    ctx.writeAndFlush(Generated.error(current, status, snap.cors, keepAlive))
+        .addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
             : ChannelFutureListener.CLOSE);
   }
 
@@ -425,8 +434,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       if (msg instanceof HttpResponse response) {
         if (response.decoderResult().isFailure()) {
           ReferenceCountUtil.release(msg);
-          badGateway(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
-              "the upstream sent an invalid response");
+          badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: "
+              + reason(response.decoderResult().cause()));
           return;
         }
         responseHead(response);
@@ -455,8 +464,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
         if (headReceived) {
           client.close();
         } else {
-          badGateway(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
-              "the upstream closed the connection before answering");
+          badGateway(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
         }
       }
     }

@@ -39,6 +39,9 @@ final class Snapshot {
         .rateLimitHeaders(response.rateLimitHeaders())
         .ietfHeaders(response.ietfHeaders())
         .htmlTemplate(response.htmlTemplate())
+        .unavailableStatus(response.unavailableStatus())
+        .unavailableHtmlTemplate(response.unavailableHtmlTemplate())
+        .limitPreflights(config.cors() != null && config.cors().limitPreflights())
         .cors(cors)
         .refuseWebSocketBeforeUpgrade(w.refuseBeforeUpgrade())
         .build();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Cooldown;
 import dev.sluice.core.Decision;
+import dev.sluice.core.FailingStore;
 import dev.sluice.core.Identity;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
@@ -80,40 +81,7 @@ class MetricsTest {
 
   @Test
   void storeError_countedAsDegraded() {
-    Store broken = new Store() {
-      @Override
-      public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
-        throw new StoreException("down");
-      }
-
-      @Override
-      public long acquire(String key, int max, long ttlNanos) {
-        throw new StoreException("down");
-      }
-
-      @Override
-      public boolean renew(String key, long lease, long ttlNanos) {
-        return false;
-      }
-
-      @Override
-      public void release(String key, long lease) {}
-
-      @Override
-      public int leases(String key) {
-        return 0;
-      }
-
-      @Override
-      public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
-        throw new StoreException("down");
-      }
-
-      @Override
-      public long size() {
-        return 0;
-      }
-    };
+    Store broken = new FailingStore();
     Rule r = Rule.builder("w").limit(Limit.fixedWindow("w", 1, Duration.ofSeconds(1)))
         .onStoreError(OnStoreError.DENY).build();
     metrics.decision("http", RateLimiter.of(broken).check(r, Identity.ip("1.2.3.4")));
@@ -163,5 +131,85 @@ class MetricsTest {
     metrics.registerRules(List.of("a\"b"));
     assertThat(metrics.render())
         .contains("sluice_decisions_total{rule=\"a\\\"b\",outcome=\"allowed\"} 0\n");
+  }
+  /** Issue 7: only the deciding rule was counted, so the backstop showed 0 while spent. */
+  @Test
+  void everyEvaluatedRule_isCounted_notOnlyTheDecidingOne() {
+    Rule api = Rule.builder("api").limit(Limit.fixedWindow("api", 2, Duration.ofSeconds(10)))
+        .build();
+    Rule backstop = Rule.builder("backstop")
+        .limit(Limit.fixedWindow("backstop", 100, Duration.ofSeconds(10))).build();
+    Rule dry = Rule.builder("dry").limit(Limit.fixedWindow("dry", 1, Duration.ofSeconds(10)))
+        .mode(Mode.SHADOW).build();
+    Rule off = Rule.builder("off").limit(Limit.fixedWindow("off", 1, Duration.ofSeconds(10)))
+        .mode(Mode.OFF).build();
+    List<Rule> checked = List.of(api, off, backstop, dry);
+    for (int i = 0; i < 3; i++) {
+      metrics.decision("http", checked, limiter.check(checked, Identity.ip("1.2.3.4"), 1));
+    }
+    assertThat(metrics.decisions("api", "allowed")).isEqualTo(2);
+    assertThat(metrics.decisions("api", "refused")).isEqualTo(1);
+    assertThat(metrics.decisions("backstop", "allowed")).isEqualTo(3);
+    assertThat(metrics.decisions("dry", "allowed")).isEqualTo(1);
+    assertThat(metrics.decisions("dry", "shadow_refused")).isEqualTo(2);
+    assertThat(metrics.render()).doesNotContain("rule=\"off\"")
+        .contains("sluice_shadow_refusals_total{rule=\"dry\"} 2\n");
+  }
+
+  @Test
+  void everyEvaluatedRule_isDegraded_whenTheStoreFails() {
+    Rule a = Rule.builder("a").limit(Limit.fixedWindow("a", 1, Duration.ofSeconds(1))).build();
+    Rule b = Rule.builder("b").limit(Limit.fixedWindow("b", 1, Duration.ofSeconds(1))).build();
+    RateLimiter down = RateLimiter.of(new FailingStore());
+    metrics.decision("http", List.of(a, b), down.check(List.of(a, b), Identity.ip("1.2.3.4"), 1));
+    assertThat(metrics.decisions("a", "degraded")).isEqualTo(1);
+    assertThat(metrics.decisions("b", "degraded")).isEqualTo(1);
+    assertThat(metrics.render()).contains("sluice_store_errors_total 1\n");
+  }
+
+  /** Issue 7: a decision that threw logged a stack trace per request and was counted nowhere. */
+  @Test
+  void decisionFailure_countedPerRule_loggedOncePerRulePerMinute_withTheError() {
+    long[] clock = {Long.MIN_VALUE + 5};
+    List<Object[]> logged = new ArrayList<>();
+    Metrics m = new Metrics((level, message, fields) -> logged.add(fields), () -> clock[0]);
+    List<Rule> rules = List.of(rule("payments", Mode.ENFORCE, Duration.ZERO),
+        rule("backstop", Mode.ENFORCE, Duration.ZERO));
+    RuntimeException bug = new IllegalArgumentException("cost : 10 (expected: <= 5)");
+    m.decisionFailed("http", rules, bug);
+    m.decisionFailed("http", rules, bug);
+    clock[0] += Duration.ofSeconds(59).toNanos();
+    m.decisionFailed("http", rules, bug);
+    clock[0] += Duration.ofSeconds(1).toNanos();
+    m.decisionFailed("http", rules, bug);
+    m.decisionFailed("http", List.of(), bug);
+    assertThat(logged).hasSize(3);
+    assertThat(logged.get(0)).containsExactly("kind", "http", "rules", "payments,backstop",
+        "error", bug);
+    assertThat(logged.get(2)).contains("_none");
+    assertThat(m.render())
+        .contains("sluice_decision_errors_total{rule=\"payments\"} 4\n")
+        .contains("sluice_decision_errors_total{rule=\"backstop\"} 4\n")
+        .contains("sluice_decision_errors_total{rule=\"_none\"} 1\n");
+  }
+
+  @Test
+  void upstreamFailures_loggedAtMostEveryTenSeconds_withTheUnloggedCount() {
+    long[] clock = {-Duration.ofHours(1).toNanos()};
+    List<String> logged = new ArrayList<>();
+    Metrics m = new Metrics((level, message, fields) -> logged.add(level + " " + message + " "
+        + java.util.Arrays.toString(fields)), () -> clock[0]);
+    m.upstreamFailed(502, "10.0.0.5:3000", "connection refused");
+    for (int i = 0; i < 5; i++) {
+      clock[0] += Duration.ofSeconds(1).toNanos();
+      m.upstreamFailed(504, "10.0.0.5:3000", "no response within 30000 ms");
+    }
+    clock[0] += Duration.ofSeconds(5).toNanos();
+    m.upstreamFailed(502, "10.0.0.5:3000", "connection refused");
+    assertThat(logged).containsExactly(
+        "WARN upstream failed [status, 502, upstream, 10.0.0.5:3000, cause, connection refused, "
+            + "unlogged_before, 0]",
+        "WARN upstream failed [status, 502, upstream, 10.0.0.5:3000, cause, connection refused, "
+            + "unlogged_before, 5]");
   }
 }

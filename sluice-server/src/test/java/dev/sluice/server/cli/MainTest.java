@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.server.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -143,5 +145,36 @@ class MainTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("ERROR invalid policy; not starting errors=1")
         .contains("  " + p + ":2: rules.a.limits[0].limit : 0 (expected: a whole number > 0)");
+  }
+  /** Issue 7: "cannot start: address in use or not available", naming neither flag nor address. */
+  @Test
+  void serve_adminPortInUse_exit1_namingTheFlagTheAddressAndTheCause() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      Run r = run(Map.of(), "serve", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:" + port);
+      assertThat(r.code()).isEqualTo(Main.FAILED);
+      assertThat(r.err()).contains("ERROR cannot start: --admin 127.0.0.1:" + port
+          + ": address already in use");
+    }
+  }
+
+  @Test
+  void serve_listenPortInUse_exit1_namingTheFlagTheAddressAndTheCause() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      Run r = run(Map.of(), "serve", "--listen", "127.0.0.1:" + port, "--admin", "off");
+      assertThat(r.code()).isEqualTo(Main.FAILED);
+      assertThat(r.err()).contains("ERROR cannot start: --listen 127.0.0.1:" + port
+          + ": address already in use");
+    }
+  }
+
+  /** Issue 7: an unresolvable host said only "UnresolvedAddressException". */
+  @Test
+  void serve_unresolvableListenHost_exit1_namingTheFlagAndTheHost() {
+    Run r = run(Map.of(), "serve", "--listen", "nosuchhost.invalid:8085", "--admin", "off");
+    assertThat(r.code()).isEqualTo(Main.FAILED);
+    assertThat(r.err()).contains("ERROR cannot start: --listen nosuchhost.invalid:8085: cannot "
+        + "resolve host nosuchhost.invalid");
   }
 }

@@ -203,7 +203,7 @@ class PolicyLoaderTest {
         "        perAction: 20",
         "        decay: 2s",
         "");
-    assertThat(errors(yaml)).containsExactly("p.yaml:6: rules.chat.limits[0].perAction : 20.0 "
+    assertThat(errors(yaml)).containsExactly("p.yaml:6: rules.chat.limits[0].perAction : 20 "
         + "(expected: between 0.000001 and maxScore 10.0)");
   }
 

@@ -88,6 +88,8 @@ final class Fixtures {
     final java.util.concurrent.BlockingQueue<Integer> closeQueue =
         new java.util.concurrent.LinkedBlockingQueue<>();
     final List<Integer> generated = new CopyOnWriteArrayList<>();
+    final List<String> upstreamFailures = new CopyOnWriteArrayList<>();
+    final List<String> failures = new CopyOnWriteArrayList<>();
     final AtomicLong opened = new AtomicLong();
 
     @Override
@@ -112,23 +114,41 @@ final class Fixtures {
     public void generated(int status) {
       generated.add(status);
     }
+
+    @Override
+    public void upstreamFailed(int status, String upstream, String cause) {
+      upstreamFailures.add(status + " " + upstream + " " + cause);
+    }
+
+    @Override
+    public void decisionFailed(String kind, List<dev.sluice.core.Rule> rules,
+        RuntimeException error) {
+      failures.add(kind + " " + rules.stream().map(dev.sluice.core.Rule::name).toList() + " "
+          + error.getClass().getSimpleName());
+    }
   }
 
   /** A started gateway with its clock, limiter, config holder and events. */
   static final class Harness implements AutoCloseable {
     final FakeTicker ticker = new FakeTicker();
-    final RateLimiter limiter = RateLimiter.of(Store.memory(ticker, 10_000));
+    final RateLimiter limiter;
     final AtomicReference<ServerConfig> config;
     final RecordingEvents events = new RecordingEvents();
     final Gateway gateway;
 
     Harness(ServerConfig config, URI upstream) {
+      this(config, upstream, null);
+    }
+
+    /** A gateway deciding with {@code limiter}, or with an in-memory store when it is null. */
+    Harness(ServerConfig config, URI upstream, RateLimiter limiter) {
+      this.limiter = limiter != null ? limiter : RateLimiter.of(Store.memory(ticker, 10_000));
       this.config = new AtomicReference<>(config);
       this.gateway = Gateway.builder()
           .listen(new InetSocketAddress("127.0.0.1", 0))
           .upstream(upstream)
           .config(this.config::get)
-          .limiter(limiter)
+          .limiter(this.limiter)
           .events(events)
           .ticker(ticker)
           .threads(2)

@@ -204,4 +204,29 @@ class GatewayProtectionIntegrationTests {
       assertThat(RawHttp.status(raw.readResponse())).isEqualTo(200);
     }
   }
+  /** Issue 7: the demo upstream answered a 4-8 KiB request URI with a 200 for "/bad-request". */
+  @Test
+  void demoUpstream_requestUriTheGatewayAccepts_isAnsweredForItsOwnPath() throws Exception {
+    start(GatewaySettings.defaults());
+    String path = "/static/" + "a".repeat(6000);
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+      String r = c.readResponse();
+      // The demo echoes at most 512 characters of the path.
+      assertThat(r).startsWith("HTTP/1.1 200 ").contains("\"path\":\"" + path.substring(0, 512))
+          .doesNotContain("bad-request");
+    }
+  }
+
+  @Test
+  void demoUpstream_undecodableRequest_is400_not200() throws Exception {
+    start(GatewaySettings.defaults());
+    try (RawHttp c = new RawHttp(h.gateway.upstream().getPort())) {
+      c.send("GET / NOPE/1.1\r\nHost: x\r\n\r\n");
+      String r = c.readResponse();
+      assertThat(RawHttp.status(r)).isEqualTo(400);
+      assertThat(r).contains("{\"error\":\"bad request\"}").doesNotContain("bad-request");
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
 }

@@ -31,8 +31,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * tracks all 1,000,000 keys in both before measuring, so the runs measure lookups of tracked
  * keys, not insertions.
  *
- * <p>{@code sluice} builds the {@link Identity} per call, as an HTTP adapter does;
- * {@code sluiceReusedIdentity} picks from 1,000,000 prebuilt identities. {@code baselinePickKey}
+ * <p>{@code sluice} builds the {@link Identity} per call, as an HTTP adapter does, and returns a
+ * new {@code Decision}; {@code sluiceInto} writes into a reused {@code MutableDecision};
+ * {@code sluiceReusedIdentity} also picks from 1,000,000 prebuilt identities. {@code baselinePickKey}
  * only picks the key, to show how much of each figure is the machine's memory latency.
  *
  * <p>Run (from the repository root, after
@@ -104,8 +105,15 @@ public class DistinctKeysBenchmark {
   }
 
   @Benchmark
-  public boolean sluiceReusedIdentity() {
-    return sluice.check(rule, identities[ThreadLocalRandom.current().nextInt(KEYS)]).allowed();
+  public boolean sluiceInto(HotKeyBenchmark.Into into) {
+    return sluice.check(rule, Identity.ip(ips[ThreadLocalRandom.current().nextInt(KEYS)]), 1,
+        into.decision);
+  }
+
+  @Benchmark
+  public boolean sluiceReusedIdentity(HotKeyBenchmark.Into into) {
+    return sluice.check(rule, identities[ThreadLocalRandom.current().nextInt(KEYS)], 1,
+        into.decision);
   }
 
   @Benchmark

@@ -1,33 +1,41 @@
 package dev.sluice.bench;
 
 import dev.sluice.core.Identity;
+import dev.sluice.core.MutableDecision;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * One hot key: every thread checks the same limiter, so with two threads they contend on one
- * bucket. Every library gets the never-refusing token bucket of {@link Peers}, so this measures the
- * allowed path.
+ * One hot key: every thread checks the same key, so with two threads they contend on one bucket.
+ * {@code path = allowed}: every library gets the never-refusing token bucket of {@link Peers}.
+ * {@code path = refused}: the bucket of a flood, 10 burst refilled at 1 per second, drained in
+ * setup, so every call is refused (Sluice and Bucket4j only; the single-limiter peers would need
+ * a different limit).
  *
- * <p>Sluice does more per call than its peers by design: it builds the store key from the rule and
- * the identity and looks it up in its map, where Bucket4j, Resilience4j and Guava hold a single
- * limiter object. {@code sluice} builds the {@link Identity} per call, as an HTTP adapter does;
- * {@code sluiceReusedIdentity} reuses one, to show what the identity itself costs.
+ * <p>The keyed peer is Bucket4j as most servers key it: buckets in a {@link ConcurrentHashMap},
+ * {@code computeIfAbsent(ip, ...).tryConsume(1)} per call. Sluice gets the same input, the
+ * client address as text: {@code sluice} builds {@code Identity.ip(ip)} per call and returns a new
+ * {@code Decision}; {@code sluiceInto} builds the identity per call and writes into a reused
+ * {@link MutableDecision}; {@code sluiceReusedIdentity} reuses both (0 bytes per call). The bare
+ * Bucket4j bucket, Resilience4j and Guava hold one limiter and look nothing up.
  *
  * <p>Run (from the repository root, after
  * {@code mvn -pl sluice-core,sluice-bench -am package -DskipTests}):
@@ -45,30 +53,65 @@ public class HotKeyBenchmark {
 
   private static final String IP = "203.0.113.7";
 
+  @Param({"allowed", "refused"})
+  public String path;
+
   private RateLimiter sluice;
   private Rule rule;
   private Identity identity;
+  private ConcurrentHashMap<String, Bucket> bucket4jMap;
+  private Function<String, Bucket> newBucket;
   private Bucket bucket4j;
   private AtomicRateLimiter resilience4j;
   private com.google.common.util.concurrent.RateLimiter guava;
 
-  @Setup(Level.Trial)
-  public void setUp() {
-    sluice = RateLimiter.of(Store.memory(Ticker.system(), 2_000_000));
-    rule = Peers.sluiceRule();
-    identity = Identity.ip(IP);
-    bucket4j = Peers.bucket4j();
-    resilience4j = Peers.resilience4j();
-    guava = Peers.guava();
+  /** The caller-owned decision of one benchmark thread. */
+  @State(Scope.Thread)
+  public static class Into {
+    final MutableDecision decision = new MutableDecision();
   }
 
-  /** Fails the run if any library refused: the numbers would then measure a different path. */
-  @TearDown(Level.Trial)
-  public void verifyNeverRefused() {
-    if (!sluice.check(rule, identity).allowed() || !bucket4j.tryConsume(1)
-        || !resilience4j.acquirePermission() || !guava.tryAcquire()) {
-      throw new IllegalStateException("a limiter refused: the bucket is too small for this rate");
+  @Setup(Level.Trial)
+  public void setUp() {
+    boolean allowed = path.equals("allowed");
+    sluice = RateLimiter.of(Store.memory(Ticker.system(), 2_000_000));
+    rule = allowed ? Peers.sluiceRule() : Peers.sluiceFloodRule();
+    identity = Identity.ip(IP);
+    newBucket = allowed ? ip -> Peers.bucket4j() : ip -> Peers.bucket4jFlood();
+    bucket4jMap = new ConcurrentHashMap<>();
+    bucket4j = newBucket.apply(IP);
+    resilience4j = Peers.resilience4j();
+    guava = Peers.guava();
+    if (!allowed) {
+      for (int i = 0; i < Peers.FLOOD_BURST; i++) {
+        sluice.check(rule, identity);
+        bucket4jMap.computeIfAbsent(IP, newBucket).tryConsume(1);
+        bucket4j.tryConsume(1);
+      }
     }
+  }
+
+  /** Fails the run if a library took the other path: the numbers would measure something else. */
+  @TearDown(Level.Trial)
+  public void verifyPath() {
+    boolean expected = path.equals("allowed");
+    if (sluice.check(rule, identity).allowed() != expected
+        || bucket4jMap.computeIfAbsent(IP, newBucket).tryConsume(1) != expected
+        || bucket4j.tryConsume(1) != expected) {
+      throw new IllegalStateException("a limiter took the other path than " + path);
+    }
+    if (expected && (!resilience4j.acquirePermission() || !guava.tryAcquire())) {
+      throw new IllegalStateException("a single limiter refused");
+    }
+  }
+
+  /**
+   * The clock every limiter here reads once per call ({@code System.nanoTime()}): a floor no
+   * check can go below.
+   */
+  @Benchmark
+  public long baselineClock() {
+    return System.nanoTime();
   }
 
   @Benchmark
@@ -77,8 +120,18 @@ public class HotKeyBenchmark {
   }
 
   @Benchmark
-  public boolean sluiceReusedIdentity() {
-    return sluice.check(rule, identity).allowed();
+  public boolean sluiceInto(Into into) {
+    return sluice.check(rule, Identity.ip(IP), 1, into.decision);
+  }
+
+  @Benchmark
+  public boolean sluiceReusedIdentity(Into into) {
+    return sluice.check(rule, identity, 1, into.decision);
+  }
+
+  @Benchmark
+  public boolean bucket4jInMap() {
+    return bucket4jMap.computeIfAbsent(IP, newBucket).tryConsume(1);
   }
 
   @Benchmark
@@ -88,11 +141,11 @@ public class HotKeyBenchmark {
 
   @Benchmark
   public boolean resilience4j() {
-    return resilience4j.acquirePermission();
+    return path.equals("allowed") && resilience4j.acquirePermission();
   }
 
   @Benchmark
   public boolean guava() {
-    return guava.tryAcquire();
+    return path.equals("allowed") && guava.tryAcquire();
   }
 }

@@ -36,6 +36,9 @@ final class Peers {
 
   static final int RATE = 1_000_000_000;
 
+  /** The flood bucket: 10 burst, refilled at 1 per second; drained, it refuses every call. */
+  static final int FLOOD_BURST = 10;
+
   static final int KEYED_BURST = 100_000;
   static final int KEYED_REFILL = 1_000;
 
@@ -59,6 +62,21 @@ final class Peers {
   static Bucket bucket4jKeyed() {
     return Bucket.builder()
         .addLimit(KEYED_BANDWIDTH)
+        .withNanosecondPrecision()
+        .withSynchronizationStrategy(SynchronizationStrategy.LOCK_FREE)
+        .build();
+  }
+
+  static Rule sluiceFloodRule() {
+    return Rule.builder(RULE)
+        .limit(Limit.tokenBucket("rate", FLOOD_BURST, 1, Duration.ofSeconds(1)))
+        .build();
+  }
+
+  static Bucket bucket4jFlood() {
+    return Bucket.builder()
+        .addLimit(Bandwidth.builder().capacity(FLOOD_BURST)
+            .refillGreedy(1, Duration.ofSeconds(1)).build())
         .withNanosecondPrecision()
         .withSynchronizationStrategy(SynchronizationStrategy.LOCK_FREE)
         .build();

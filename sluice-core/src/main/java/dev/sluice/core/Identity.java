@@ -2,6 +2,7 @@ package dev.sluice.core;
 
 import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.internal.Checks;
+import dev.sluice.core.internal.DottedQuad;
 import java.util.Arrays;
 
 /**
@@ -24,11 +25,14 @@ public final class Identity {
 
   /** The {@code ip} dimension, kept apart because nearly every rule reads it. */
   private final Object ip;
+  /** The {@code ip} text parsed once as a dotted quad, or -1: keys need not parse it again. */
+  private final long ipv4;
   /** Other dimensions: name, value, name, value... */
   private final Object[] pairs;
 
   private Identity(Object ip, Object[] pairs) {
     this.ip = ip;
+    this.ipv4 = ip instanceof String s ? DottedQuad.parse(s) : -1;
     this.pairs = pairs;
   }
 
@@ -105,6 +109,11 @@ public final class Identity {
     }
     int i = indexOf(dimension);
     return i < 0 ? null : pairs[i + 1];
+  }
+
+  /** The {@code ip} dimension's text as a dotted quad's 32 bits, or -1 when it is not one. */
+  long ipv4() {
+    return ipv4;
   }
 
   private int indexOf(String dimension) {

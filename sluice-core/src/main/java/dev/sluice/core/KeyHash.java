@@ -31,9 +31,12 @@ final class KeyHash {
   private static final long SEED1;
   private static final long SEED2;
 
+  private static final String IP = "ip";
+
   /** IPv4 addresses are IPv4-mapped IPv6: {@code ::ffff:a.b.c.d}. */
   private static final long MAPPED = 0xFFFF_0000_0000L;
   private static final long TAG_ADDRESS = 0x61646472L;
+  private static final long TAG_IPV4 = 0xF434_0000_0000_0000L;
   private static final long TAG_TEXT = 0x74657874L;
   private static final long TAG_SHARED = 0x7368726dL;
   private static final long TAG_OVERFLOW = 0x6f766572L;
@@ -87,21 +90,22 @@ final class KeyHash {
       Object value = identity.value(dimension);
       if (value instanceof ClientAddress address) {
         address(address);
-      } else if (value == null || ((String) value).isBlank()) {
+        continue;
+      }
+      String s = (String) value;
+      // The ip dimension's text was parsed when the identity was built.
+      long v4 = s == null ? -1 : IP.equals(dimension) ? identity.ipv4() : DottedQuad.parse(s);
+      if (v4 >= 0) {
+        address(128, 0, MAPPED | v4);
+      } else if (s == null || s.isBlank()) {
         absorb(TAG_SHARED);
         text(rule.sharedBucket());
       } else {
-        String s = (String) value;
-        long v4 = DottedQuad.parse(s);
-        if (v4 >= 0) {
-          address(128, 0, MAPPED | v4);
+        ClientAddress parsed = s.indexOf(':') >= 0 ? ClientAddress.parse(s) : null;
+        if (parsed != null) {
+          address(parsed);
         } else {
-          ClientAddress parsed = s.indexOf(':') >= 0 ? ClientAddress.parse(s) : null;
-          if (parsed != null) {
-            address(parsed);
-          } else {
-            text(s);
-          }
+          text(s);
         }
       }
     }
@@ -133,6 +137,11 @@ final class KeyHash {
   }
 
   private void address(int prefix, long high, long low) {
+    if (prefix == 128 && high == 0 && (low >>> 32) == 0xFFFFL) {
+      // IPv4, the common case, in one word; its upper half is no text's length (< 2^31).
+      absorb(TAG_IPV4 | (low & 0xFFFF_FFFFL));
+      return;
+    }
     absorb(TAG_ADDRESS ^ ((long) prefix << 32));
     absorb(high);
     absorb(low);

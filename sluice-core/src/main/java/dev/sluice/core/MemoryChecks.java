@@ -212,8 +212,9 @@ final class MemoryChecks {
     long dropped = 0;
     long[] cell = new long[1];
     synchronized (seg) {
-      long[] slots = seg.slots;
-      int cap = slots.length / t.stride;
+      MemoryTable.Arrays arrays = seg.arrays;
+      long[] slots = arrays.slots;
+      int cap = arrays.capacity;
       for (int i = 0; i < cap && dropped < max; i++) {
         int base = i * t.stride;
         long ka = slots[base];
@@ -228,14 +229,14 @@ final class MemoryChecks {
           cell[0] = v;
           if (droppable(t, cell, 0, now, idle)
               && MemoryTable.cas(slots, base + 2, v, MemoryTable.DEAD)) {
-            t.delete(seg, slots, base);
+            t.delete(seg, arrays, base);
             dropped++;
           }
         } else if (MemoryTable.lock(slots, base)) {
-          long[] s = t.inline ? slots : (long[]) seg.states[i];
+          long[] s = t.inline ? slots : (long[]) arrays.states[i];
           if (droppable(t, s, t.inline ? base + 3 : 0, now, idle)) {
             MemoryTable.setVolatile(slots, base + 2, MemoryTable.GONE);
-            t.delete(seg, slots, base);
+            t.delete(seg, arrays, base);
             dropped++;
           } else {
             MemoryTable.unlock(slots, base);

@@ -110,7 +110,7 @@ final class MemoryStore implements Store {
   /** One key's slot, and during a check its state: {@code state[off..]}. */
   static final class Entry {
     MemoryTable table;
-    Segment seg;
+    MemoryTable.Arrays arrays;
     long[] slots;
     int base;
     long ka;
@@ -122,9 +122,9 @@ final class MemoryStore implements Store {
     int alias;
     boolean locked;
 
-    void at(Segment seg, long[] slots, int base) {
-      this.seg = seg;
-      this.slots = slots;
+    void at(MemoryTable.Arrays arrays, int base) {
+      this.arrays = arrays;
+      this.slots = arrays.slots;
       this.base = base;
     }
 
@@ -137,7 +137,7 @@ final class MemoryStore implements Store {
         state = slots;
         off = base + 3;
       } else {
-        state = (long[]) seg.states[base / table.stride];
+        state = (long[]) arrays.states[base / table.stride];
         off = 0;
       }
     }
@@ -228,11 +228,10 @@ final class MemoryStore implements Store {
    */
   void locate(Entry e, Object owner, KeyHash hash) {
     MemoryTable t = e.table;
-    Segment seg = t.segment(e.ka);
-    long[] slots = seg.slots;
-    int base = t.find(slots, e.ka, e.kb);
+    MemoryTable.Arrays arrays = t.segment(e.ka).arrays;
+    int base = t.find(arrays, e.ka, e.kb);
     if (base >= 0) {
-      e.at(seg, slots, base);
+      e.at(arrays, base);
       return;
     }
     if (live.get() >= maxKeys - overflowReserve) {
@@ -254,12 +253,12 @@ final class MemoryStore implements Store {
     MemoryTable t = e.table;
     Segment seg = t.segment(e.ka);
     synchronized (seg) {
-      int base = t.find(seg.slots, e.ka, e.kb);
+      int base = t.find(seg.arrays, e.ka, e.kb);
       if (base < 0) {
         base = t.insert(seg, e.ka, e.kb, now());
         live.incrementAndGet();
       }
-      e.at(seg, seg.slots, base);
+      e.at(seg.arrays, base);
     }
   }
 
@@ -274,20 +273,23 @@ final class MemoryStore implements Store {
     e.ka = hash.a;
     e.kb = hash.b;
     MemoryTable t = e.table;
-    Segment seg = t.segment(e.ka);
-    long[] slots = seg.slots;
-    int base = t.find(slots, e.ka, e.kb);
+    MemoryTable.Arrays arrays = t.segment(e.ka).arrays;
+    int base = t.find(arrays, e.ka, e.kb);
     if (base >= 0) {
-      e.at(seg, slots, base);
+      e.at(arrays, base);
     } else if (live.get() < maxKeys) {
       insert(e);
     } else {
+      // One key, the same for every rule of the layout, in a segment of its own.
+      e.ka = Long.MIN_VALUE;
+      e.kb = 0;
       Segment last = t.lastResort;
       synchronized (last) {
-        if (last.slots[0] == MemoryTable.EMPTY) {
-          t.insert(last, e.ka, e.kb, now());
+        int at = t.find(last.arrays, e.ka, e.kb);
+        if (at < 0) {
+          at = t.insert(last, e.ka, e.kb, now()); // may grow the arrays: read them after
         }
-        e.at(last, last.slots, 0);
+        e.at(last.arrays, at);
       }
     }
   }

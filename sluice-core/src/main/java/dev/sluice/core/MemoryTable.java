@@ -68,7 +68,7 @@ final class MemoryTable {
       this.segments[i] = new Segment(this, MIN_CAPACITY);
     }
     this.segmentMask = segments - 1;
-    this.lastResort = new Segment(this, 1);
+    this.lastResort = new Segment(this, MIN_CAPACITY);
   }
 
   Segment segment(long ka) {
@@ -79,29 +79,37 @@ final class MemoryTable {
     return segments;
   }
 
-  /** A segment's arrays, replaced whole by a resize; guarded by the segment's monitor. */
+  /** A segment: its current arrays and its counts, guarded by its monitor. */
   static final class Segment {
     final MemoryTable table;
-    volatile long[] slots;
-    /** Side states, one per slot, when the table's states are not inline; else null. */
-    volatile Object[] states;
+    volatile Arrays arrays;
     int live;
     int deleted;
 
     Segment(MemoryTable table, int capacity) {
       this.table = table;
-      this.slots = new long[capacity * table.stride];
-      this.states = table.inline ? null : new Object[capacity];
-    }
-
-    int capacity() {
-      return slots.length / table.stride;
+      this.arrays = new Arrays(table, capacity);
     }
   }
 
-  /** The slot of {@code (ka, kb)} in {@code slots}, as an index of its first long, or -1. */
-  int find(long[] slots, long ka, long kb) {
-    int cap = slots.length / stride;
+  /** One generation of a segment's slots, replaced whole by a resize. */
+  static final class Arrays {
+    final long[] slots;
+    /** Side states, one per slot, when the table's states are not inline; else null. */
+    final Object[] states;
+    final int capacity;
+
+    Arrays(MemoryTable table, int capacity) {
+      this.slots = new long[capacity * table.stride];
+      this.states = table.inline ? null : new Object[capacity];
+      this.capacity = capacity;
+    }
+  }
+
+  /** The slot of {@code (ka, kb)} in {@code arrays}, as an index of its first long, or -1. */
+  int find(Arrays arrays, long ka, long kb) {
+    long[] slots = arrays.slots;
+    int cap = arrays.capacity;
     int i = home(kb, cap);
     for (int probes = 0; probes < cap; probes++) {
       int base = i * stride;
@@ -128,12 +136,12 @@ final class MemoryTable {
    * checked that the key is absent. Grows the segment first when needed. Returns the slot.
    */
   int insert(Segment seg, long ka, long kb, long now) {
-    int cap = seg.capacity();
-    if ((seg.live + seg.deleted + 1) * 5L > cap * 4L) {
+    if ((seg.live + seg.deleted + 1) * 5L > seg.arrays.capacity * 4L) {
       rehash(seg, capacityFor(seg.live + 1));
     }
-    long[] slots = seg.slots;
-    cap = slots.length / stride;
+    Arrays arrays = seg.arrays;
+    long[] slots = arrays.slots;
+    int cap = arrays.capacity;
     int i = home(kb, cap);
     while (slots[i * stride] != EMPTY) {
       if (++i == cap) {
@@ -150,7 +158,7 @@ final class MemoryTable {
     } else {
       long[] state = new long[stateSize];
       layout.init(state, 0, now);
-      seg.states[i] = state;
+      arrays.states[i] = state;
     }
     slots[base + 1] = kb;
     setRelease(slots, base, ka);
@@ -168,42 +176,43 @@ final class MemoryTable {
    * updates still aimed at them fail and retry on the new arrays.
    */
   void rehash(Segment seg, int capacity) {
-    long[] old = seg.slots;
-    Object[] oldStates = seg.states;
-    long[] slots = new long[capacity * stride];
-    Object[] states = inline ? null : new Object[capacity];
-    int oldCap = old.length / stride;
+    Arrays from = seg.arrays;
+    long[] old = from.slots;
+    Object[] oldStates = from.states;
+    Arrays to = new Arrays(this, capacity);
+    long[] slots = to.slots;
+    Object[] states = to.states;
+    int oldCap = from.capacity;
     for (int j = 0; j < oldCap; j++) {
-      int from = j * stride;
-      long ka = old[from];
+      int at = j * stride;
+      long ka = old[at];
       if (ka == EMPTY || ka == DELETED) {
         continue;
       }
-      long value = kill(old, from);
+      long value = kill(old, at);
       if (value == DEAD) {
         continue;
       }
-      int i = home(old[from + 1], capacity);
+      int i = home(old[at + 1], capacity);
       while (slots[i * stride] != EMPTY) {
         if (++i == capacity) {
           i = 0;
         }
       }
-      int to = i * stride;
-      slots[to] = ka;
-      slots[to + 1] = old[from + 1];
+      int base = i * stride;
+      slots[base] = ka;
+      slots[base + 1] = old[at + 1];
       if (cas) {
-        slots[to + 2] = value;
+        slots[base + 2] = value;
       } else {
-        System.arraycopy(old, from + 3, slots, to + 3, stride - 3);
+        System.arraycopy(old, at + 3, slots, base + 3, stride - 3);
         if (!inline) {
           states[i] = oldStates[j];
         }
       }
     }
     seg.deleted = 0;
-    seg.states = states;
-    seg.slots = slots;
+    seg.arrays = to;
   }
 
   /**
@@ -226,10 +235,10 @@ final class MemoryTable {
   }
 
   /** Marks a live slot deleted after {@link #kill}; the caller holds the segment's monitor. */
-  void delete(Segment seg, long[] slots, int base) {
-    setRelease(slots, base, DELETED);
+  void delete(Segment seg, Arrays arrays, int base) {
+    setRelease(arrays.slots, base, DELETED);
     if (!inline) {
-      seg.states[base / stride] = null;
+      arrays.states[base / stride] = null;
     }
     seg.live--;
     seg.deleted++;
@@ -239,7 +248,8 @@ final class MemoryTable {
   void compact(Segment seg) {
     if (seg.deleted > 0) {
       int target = capacityFor(seg.live);
-      rehash(seg, seg.capacity() > 2 * target ? target : seg.capacity());
+      int cap = seg.arrays.capacity;
+      rehash(seg, cap > 2 * target ? target : cap);
     }
   }
 

@@ -23,11 +23,13 @@ final class TokenBucket extends Algorithm {
   private final long burst;
   private final long interval;
   private final long capacityNanos;
+  private final Divider perToken;
 
   TokenBucket(long burst, long interval) {
     this.burst = burst;
     this.interval = interval;
     this.capacityNanos = Math.multiplyExact(burst, interval);
+    this.perToken = new Divider(interval);
   }
 
   @Override
@@ -46,12 +48,12 @@ final class TokenBucket extends Algorithm {
     long next = base + cost * interval;
     long ahead = next - now;
     if (ahead <= capacityNanos) {
-      probe.remaining = (capacityNanos - ahead) / interval;
+      probe.remaining = perToken.divide(capacityNanos - ahead);
       probe.resetNanos = ahead;
       return true;
     }
     long backlog = base - now;
-    probe.remaining = Math.max(0, (capacityNanos - backlog) / interval);
+    probe.remaining = capacityNanos > backlog ? perToken.divide(capacityNanos - backlog) : 0;
     probe.resetNanos = backlog;
     probe.retryAfterNanos = ahead - capacityNanos;
     return false;

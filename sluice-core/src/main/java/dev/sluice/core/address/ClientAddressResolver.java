@@ -493,7 +493,10 @@ public final class ClientAddressResolver {
       return this;
     }
 
-    /** Whether {@code h} is read (all three are by default; see the class comment on choosing). */
+    /**
+     * Whether {@code h} is read. Only {@code X-Forwarded-For} is by default: enable another only
+     * if your proxy writes it (see the class comment on choosing).
+     */
     public Builder header(Header h, boolean on) {
       if (h == null) {
         throw Checks.invalid("header", null, "FORWARDED, X_FORWARDED_FOR or X_REAL_IP");

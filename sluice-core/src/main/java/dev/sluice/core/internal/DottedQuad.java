@@ -15,31 +15,32 @@ public final class DottedQuad {
       return -1;
     }
     long value = 0;
-    int octet = 0;
-    int digits = 0;
-    int dots = 0;
-    for (int i = 0; i < n; i++) {
-      char c = s.charAt(i);
-      if (c >= '0' && c <= '9') {
-        if (digits > 0 && octet == 0) {
-          return -1; // a leading zero is not canonical
-        }
-        octet = octet * 10 + (c - '0');
-        if (++digits > 3 || octet > 255) {
-          return -1;
-        }
-      } else if (c == '.' && digits > 0 && dots < 3) {
-        value = (value << 8) | octet;
-        octet = 0;
-        digits = 0;
-        dots++;
-      } else {
+    int i = 0;
+    for (int part = 0; part < 4; part++) {
+      if (part > 0 && (i >= n || s.charAt(i++) != '.')) {
         return -1;
       }
+      int octet = i < n ? s.charAt(i++) - '0' : -1;
+      if (octet < 0 || octet > 9) {
+        return -1;
+      }
+      int d;
+      if (i < n && (d = s.charAt(i) - '0') >= 0 && d <= 9) {
+        if (octet == 0) {
+          return -1; // a leading zero is not canonical
+        }
+        octet = octet * 10 + d;
+        i++;
+        if (i < n && (d = s.charAt(i) - '0') >= 0 && d <= 9) {
+          octet = octet * 10 + d;
+          i++;
+          if (octet > 255) {
+            return -1;
+          }
+        }
+      }
+      value = value << 8 | octet;
     }
-    if (dots != 3 || digits == 0) {
-      return -1;
-    }
-    return (value << 8) | octet;
+    return i == n ? value : -1;
   }
 }

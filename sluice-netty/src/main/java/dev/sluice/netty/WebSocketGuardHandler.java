@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
@@ -43,15 +44,18 @@ import java.util.function.Supplier;
  *       the shared bucket of unresolvable addresses. A full cap refuses the upgrade (429, or 1013
  *       after the handshake). The slots are leases, given back when the channel closes, abruptly
  *       too, and renewed while it is open.
- *   <li>Per message: a size cap over all fragments of a message (1009); a per-connection flood
- *       bucket (1008 "too many messages"); per-action limits read from a JSON field of text
- *       messages (a refused message is dropped and the client gets
+ *   <li>Per message: a size cap over all fragments of a message and a cap on their number (both
+ *       1009); a per-connection flood bucket (1008 "too many messages"); per-action limits read
+ *       from a JSON field of text messages (a refused message is dropped and the client gets
  *       {@code {"error":"rate_limited","action":...,"retryAfterMs":...}}); after {@code strikes}
  *       refusals within the strike window, 1008.
+ *   <li>Every close is a lingering close ({@link WebSockets#closeLingering}): the client receives
+ *       the close frame even while it keeps sending.
  * </ul>
  *
  * <p>The size cap here counts fragments; the frame decoder's {@code maxFramePayloadLength} must be
- * set to the same cap so that no single frame is buffered beyond it. One instance per channel.
+ * set to the same cap so that no single frame is buffered beyond it, and its
+ * {@code closeOnProtocolViolation} to false so that this handler closes. One instance per channel.
  */
 public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
@@ -69,6 +73,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   private Identity identity = Identity.empty();
   private MessageFloodBucket flood;
   private long messageBytes;
+  private int fragments;
   private boolean dropping;
   private boolean discardingHttp;
   private long[] strikeTimes;
@@ -232,11 +237,23 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       ctx.fireChannelRead(frame);
       return;
     }
+    if (frame instanceof PingWebSocketFrame) {
+      // A control frame may sit between the fragments of a message: it must not restart the
+      // message's counts, or pings would reset the size and fragment caps.
+      if (flood != null && !flood.tryAcquire(ticker.read())) {
+        frame.release();
+        close(ctx, WebSockets.POLICY_VIOLATION, "too many messages");
+        return;
+      }
+      ctx.fireChannelRead(frame);
+      return;
+    }
     boolean first = !(frame instanceof ContinuationWebSocketFrame);
     int size = frame.content().readableBytes();
     if (first) {
       dropping = false;
       messageBytes = size;
+      fragments = 1;
       if (flood != null && !flood.tryAcquire(ticker.read())) {
         frame.release();
         close(ctx, WebSockets.POLICY_VIOLATION, "too many messages");
@@ -244,10 +261,16 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       }
     } else {
       messageBytes += size;
+      fragments++;
     }
     if (messageBytes > s.maxMessageBytes()) {
       frame.release();
       close(ctx, WebSockets.MESSAGE_TOO_BIG, "message too big");
+      return;
+    }
+    if (fragments > s.maxFragments()) {
+      frame.release();
+      close(ctx, WebSockets.MESSAGE_TOO_BIG, "too many fragments");
       return;
     }
     if (!first && dropping) {
@@ -311,13 +334,30 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     return now - oldest <= s.strikeWindowNanos();
   }
 
+  /**
+   * Closes with {@code code} so that the client reads it: a lingering close
+   * ({@link WebSockets#closeLingering}) discards what the client sends on, instead of closing a
+   * socket with unread input, which sends a reset that can destroy the close frame.
+   */
   private void close(ChannelHandlerContext ctx, int code, String reason) {
     if (phase == Phase.CLOSING) {
       return;
     }
     phase = Phase.CLOSING;
     closeCode = code;
-    ctx.writeAndFlush(new CloseWebSocketFrame(code, reason)).addListener(ChannelFutureListener.CLOSE);
+    WebSockets.closeLingering(ctx.channel(), code, reason, s.closeTimeout());
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof WebSockets.Closing closing && phase == Phase.OPEN) {
+      // Someone else closes (an idle timeout, the relay): the frames stop here anyway.
+      phase = Phase.CLOSING;
+      if (closeCode < 0) {
+        closeCode = closing.code();
+      }
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override
@@ -349,12 +389,27 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
         TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * A frame the decoder refused (too large, malformed): the client gets the decoder's close code
+   * in a lingering close, which needs the decoder built with {@code closeOnProtocolViolation(false)}.
+   */
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
     Throwable t = cause;
     for (int i = 0; i < 4 && t != null; i++, t = t.getCause()) {
-      if (t instanceof CorruptedWebSocketFrameException corrupt && closeCode < 0) {
-        closeCode = corrupt.closeStatus().code();
+      if (t instanceof CorruptedWebSocketFrameException corrupt) {
+        if (phase == Phase.CLOSING) {
+          return;
+        }
+        if (phase == Phase.OPEN && ctx.channel().isActive()) {
+          int code = corrupt.closeStatus().code();
+          close(ctx, code, code == WebSockets.MESSAGE_TOO_BIG ? "message too big"
+              : corrupt.closeStatus().reasonText());
+          return;
+        }
+        if (closeCode < 0) {
+          closeCode = corrupt.closeStatus().code();
+        }
         break;
       }
     }

@@ -1,6 +1,7 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.netty.NettyRequestView;
+import dev.sluice.netty.WebSockets;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -474,6 +475,14 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       relay.clientGone();
     }
     ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof WebSockets.Closing closing && relay != null) {
+      relay.clientClosing(closing);
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override

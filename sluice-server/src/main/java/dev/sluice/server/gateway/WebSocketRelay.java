@@ -25,11 +25,15 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.net.URI;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One proxied WebSocket: the gateway opens a WebSocket to the upstream first, completes the
  * client's handshake with the subprotocol the upstream chose, then relays frames both ways; close
- * frames pass through. Runs on the client channel's event loop, which the upstream channel shares.
+ * frames pass through. Closes never cut a side short: the client is closed with a lingering close
+ * ({@link WebSockets#closeLingering}) unless it closed first, and the upstream gets a close frame
+ * and a bounded wait for its answer. Runs on the client channel's event loop, which the upstream
+ * channel shares.
  */
 final class WebSocketRelay {
   private static final int UPSTREAM_MAX_FRAME = 16 << 20;
@@ -45,6 +49,7 @@ final class WebSocketRelay {
   private boolean open;
   private boolean closeSentUp;
   private boolean closeSentClient;
+  private boolean closeFromUpstream;
 
   WebSocketRelay(ChannelHandlerContext ctx, HttpRequest request, Upstream upstream, Snapshot snap,
       GatewayEvents events) {
@@ -118,7 +123,8 @@ final class WebSocketRelay {
     WebSocketDecoderConfig config = WebSocketDecoderConfig.newBuilder()
         .maxFramePayloadLength(snap.ws.maxMessageBytes())
         .allowExtensions(false)
-        .closeOnProtocolViolation(true)
+        // The guard answers a refused frame with a lingering close; the decoder must not close.
+        .closeOnProtocolViolation(false)
         .build();
     WebSocketServerHandshaker server = new WebSocketServerHandshakerFactory(
         WebSockets.url(request), handshaker.actualSubprotocol(), config).newHandshaker(request);
@@ -150,7 +156,9 @@ final class WebSocketRelay {
       return;
     }
     if (frame instanceof CloseWebSocketFrame) {
+      // The client closes: the upstream answers, then the client is answered and closed.
       closeSentUp = true;
+      closeUpstreamLater();
     }
     ws.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     if (!ws.isWritable()) {
@@ -161,11 +169,25 @@ final class WebSocketRelay {
   private void toClient(WebSocketFrame frame) {
     if (closeSentClient || !client.isActive()) {
       frame.release();
+      if (frame instanceof CloseWebSocketFrame && closeSentUp) {
+        ws.close();
+      }
       return;
     }
-    if (frame instanceof CloseWebSocketFrame) {
-      closeSentClient = true;
-      ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+    if (frame instanceof CloseWebSocketFrame close) {
+      if (closeSentUp) {
+        // The answer to the client's close: nothing more comes from either side.
+        closeSentClient = true;
+        ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+        ws.close();
+        return;
+      }
+      // The upstream closes first: the client must read the code even if it is still sending.
+      closeFromUpstream = true;
+      int code = close.statusCode();
+      String reason = close.reasonText();
+      frame.release();
+      WebSockets.closeLingering(client, code < 0 ? 1000 : code, reason, snap.ws.closeTimeout());
       return;
     }
     ctx.writeAndFlush(frame);
@@ -174,17 +196,44 @@ final class WebSocketRelay {
     }
   }
 
-  void clientGone() {
-    if (ws == null || !ws.isActive()) {
+  /**
+   * The client is being closed (by a guard, the idle timeout, or because the upstream closed):
+   * no more frames go to it, and the upstream is told with 1001 and the client's code in the
+   * reason, or answered if it closed first.
+   */
+  void clientClosing(WebSockets.Closing closing) {
+    closeSentClient = true;
+    if (ws == null || !ws.isActive() || closeSentUp) {
       return;
     }
-    if (closeSentUp) {
-      ws.close();
-    } else {
-      closeSentUp = true;
-      ws.writeAndFlush(new CloseWebSocketFrame(1001, "client went away"))
+    closeSentUp = true;
+    if (closeFromUpstream) {
+      ws.writeAndFlush(new CloseWebSocketFrame(closing.code(), closing.reason()))
           .addListener(ChannelFutureListener.CLOSE);
+      return;
     }
+    ws.writeAndFlush(new CloseWebSocketFrame(WebSockets.GOING_AWAY,
+        WebSockets.fitReason(closing.code() + " " + closing.reason()))).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    closeUpstreamLater();
+  }
+
+  void clientGone() {
+    if (ws == null || !ws.isActive() || closeSentUp) {
+      // A close sent up already has its timer.
+      return;
+    }
+    closeSentUp = true;
+    ws.writeAndFlush(new CloseWebSocketFrame(WebSockets.GOING_AWAY, "client went away"))
+        .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    closeUpstreamLater();
+  }
+
+  /** Closes the upstream connection if it has not answered our close frame in time. */
+  private void closeUpstreamLater() {
+    Channel u = ws;
+    u.eventLoop().schedule(() -> {
+      u.close();
+    }, snap.ws.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
   }
 
   private void upstreamGone() {
@@ -199,9 +248,9 @@ final class WebSocketRelay {
       return;
     }
     if (!closeSentClient) {
-      closeSentClient = true;
-      ctx.writeAndFlush(new CloseWebSocketFrame(1014, "upstream closed the connection"))
-          .addListener(ChannelFutureListener.CLOSE);
+      closeSentUp = true;
+      WebSockets.closeLingering(client, 1014, "upstream closed the connection",
+          snap.ws.closeTimeout());
     }
   }
 

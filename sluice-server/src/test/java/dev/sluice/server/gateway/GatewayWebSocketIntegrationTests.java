@@ -38,8 +38,10 @@ class GatewayWebSocketIntegrationTests {
 
   private static WebSocketSettings ws(boolean before, int perIp, int perSession, String session,
       int maxFrame, String actionField, Map<String, String> actions, int strikes) {
-    return new WebSocketSettings(before, perIp, 75, perSession, session, maxFrame, 120, 40,
-        actionField, actions, strikes, Duration.ofSeconds(30));
+    WebSocketSettings d = WebSocketSettings.defaults();
+    return new WebSocketSettings(before, perIp, 75, perSession, session, maxFrame,
+        d.maxFragments(), 120, 40, actionField, actions, strikes, Duration.ofSeconds(30),
+        d.closeTimeout());
   }
 
   private static Policy.Builder policy(long connectBurst) {

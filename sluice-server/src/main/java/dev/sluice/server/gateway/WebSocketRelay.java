@@ -29,8 +29,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One proxied WebSocket: the gateway opens a WebSocket to the upstream first, completes the
- * client's handshake with the subprotocol the upstream chose, then relays frames both ways; close
- * frames pass through. Closes never cut a side short: the client is closed with a lingering close
+ * client's handshake with the subprotocol the upstream chose, then relays frames both ways, a
+ * fragmented client message as one frame ({@link FrameCoalescer}); close frames pass through.
+ * Closes never cut a side short: the client is closed with a lingering close
  * ({@link WebSockets#closeLingering}) unless it closed first, and the upstream gets a close frame
  * and a bounded wait for its answer. Runs on the client channel's event loop, which the upstream
  * channel shares.
@@ -50,6 +51,7 @@ final class WebSocketRelay {
   private boolean closeSentUp;
   private boolean closeSentClient;
   private boolean closeFromUpstream;
+  private final FrameCoalescer coalescer;
 
   WebSocketRelay(ChannelHandlerContext ctx, HttpRequest request, Upstream upstream, Snapshot snap,
       GatewayEvents events) {
@@ -59,6 +61,7 @@ final class WebSocketRelay {
     this.upstream = upstream;
     this.snap = snap;
     this.events = events;
+    this.coalescer = new FrameCoalescer(snap.ws.maxMessageBytes(), client.alloc());
   }
 
   /** The upstream WebSocket connection, or null before it is connected. */
@@ -155,7 +158,12 @@ final class WebSocketRelay {
       frame.release();
       return;
     }
+    coalescer.add(frame, this::sendUp);
+  }
+
+  private void sendUp(WebSocketFrame frame) {
     if (frame instanceof CloseWebSocketFrame) {
+      coalescer.discard();
       // The client closes: the upstream answers, then the client is answered and closed.
       closeSentUp = true;
       closeUpstreamLater();
@@ -203,6 +211,7 @@ final class WebSocketRelay {
    */
   void clientClosing(WebSockets.Closing closing) {
     closeSentClient = true;
+    coalescer.discard();
     if (ws == null || !ws.isActive() || closeSentUp) {
       return;
     }
@@ -218,6 +227,7 @@ final class WebSocketRelay {
   }
 
   void clientGone() {
+    coalescer.discard();
     if (ws == null || !ws.isActive() || closeSentUp) {
       // A close sent up already has its timer.
       return;

@@ -47,8 +47,9 @@ import java.util.function.Supplier;
  *   <li>Per message: a size cap over all fragments of a message and a cap on their number (both
  *       1009); a per-connection flood bucket (1008 "too many messages"); per-action limits read
  *       from a JSON field of text messages (a refused message is dropped and the client gets
- *       {@code {"error":"rate_limited","action":...,"retryAfterMs":...}}); after {@code strikes}
- *       refusals within the strike window, 1008.
+ *       {@code {"error":"rate_limited","action":...,"retryAfterMs":...}}, plus {@code currentScore}
+ *       and {@code maxScore} when a score refused); after {@code strikes} refusals within the
+ *       strike window, 1008.
  *   <li>Every close is a lingering close ({@link WebSockets#closeLingering}): the client receives
  *       the close frame even while it keeps sending.
  * </ul>
@@ -314,8 +315,15 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
   /** The message sent to a client whose action was refused. */
   protected String actionRefusal(String action, Decision decision) {
-    return "{\"error\":\"rate_limited\",\"action\":" + Responses.jsonString(action)
-        + ",\"retryAfterMs\":" + Math.max(0, decision.retryAfterMillis()) + "}";
+    StringBuilder sb = new StringBuilder(96).append("{\"error\":\"rate_limited\",\"action\":");
+    Responses.jsonString(sb, action);
+    sb.append(",\"retryAfterMs\":").append(Math.max(0, decision.retryAfterMillis()));
+    // Seed 003: present only when a score refused (the decision's score is NaN otherwise).
+    if (!Double.isNaN(decision.currentScore())) {
+      sb.append(",\"currentScore\":").append(Responses.number(decision.currentScore()))
+          .append(",\"maxScore\":").append(Responses.number(decision.maxScore()));
+    }
+    return sb.append('}').toString();
   }
 
   /** Records a refusal; true when the strikes within the window reach the limit. */

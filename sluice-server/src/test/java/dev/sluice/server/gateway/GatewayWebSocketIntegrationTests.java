@@ -211,6 +211,23 @@ class GatewayWebSocketIntegrationTests {
   }
 
   @Test
+  void actionRefusedByAScore_toldCurrentAndMaxScore() throws Exception {
+    // Seed 003: currentScore and maxScore are present only when a score refused.
+    Policy p = policy(120).rule(Rule.builder("chat").key("event:ip")
+        .limit(Limit.score("score", 2, 1, Duration.ofSeconds(10))).build()).build();
+    start(p, ws(false, 55, 3, null, 65536, "type", Map.of("SEND", "chat"), 0));
+    WsClient c = open();
+    String msg = "{\"type\":\"SEND\"}";
+    for (int i = 0; i < 2; i++) {
+      assertThat(c.send(msg)).isTrue();
+      assertThat(c.next()).isEqualTo(msg);
+    }
+    assertThat(c.send(msg)).isTrue();
+    assertThat(c.next()).isEqualTo("{\"error\":\"rate_limited\",\"action\":\"SEND\","
+        + "\"retryAfterMs\":10000,\"currentScore\":2,\"maxScore\":2}");
+  }
+
+  @Test
   void strikes_closeWith1008() throws Exception {
     start(policy(120).build(), ws(false, 55, 3, null, 65536, "type",
         Map.of("HEARTBEAT", "reaction"), 3));

@@ -134,9 +134,10 @@ class GatewayWebSocketCloseIntegrationTests {
   void idleClient_receives1001_notASilentClose() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();
     start(policy(1000), ws(0, 65536), new GatewaySettings(d.maxBodyBytes(), d.maxHeaderBytes(),
-        d.maxInitialLineBytes(), Duration.ofMillis(300), d.handshakeTimeout(),
+        d.maxInitialLineBytes(), Duration.ofSeconds(2), d.handshakeTimeout(),
         d.upstreamConnectTimeout(), d.upstreamResponseTimeout()));
-    // All 100 wait out the idle timeout together.
+    // All 100 wait out the idle timeout together; it counts from the connect, so it leaves
+    // room for 100 handshakes on a busy machine.
     List<RawWsClient> clients = new ArrayList<>();
     List<RawWsClient.Outcome> failed = new ArrayList<>();
     try {

@@ -5,7 +5,6 @@ import dev.sluice.core.Identity;
 import dev.sluice.core.Lease;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
-import dev.sluice.core.policy.Source;
 import dev.sluice.core.Ticker;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -28,10 +27,8 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -121,7 +118,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   private void onUpgrade(ChannelHandlerContext ctx, HttpRequest request) {
     s = settings.get();
     NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
-    List<Lease> acquired = acquire(view);
+    List<Lease> acquired = ConnectionCaps.acquire(limiter, s, view);
     if (acquired == null) {
       discardingHttp = !(request instanceof LastHttpContent);
       ReferenceCountUtil.release(request);
@@ -139,74 +136,6 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     strikeTimes = s.strikes() > 0 ? new long[s.strikes()] : null;
     phase = Phase.UPGRADING;
     ctx.fireChannelRead(request);
-  }
-
-  /** The leases of every applicable cap, or null (holding nothing) when one is full. */
-  private List<Lease> acquire(NettyRequestView view) {
-    List<Lease> taken = new ArrayList<>(2);
-    String ip = s.policy().clientAddress().resolve(view.peer(), view::headers);
-    boolean known = isAddressKey(ip);
-    if (!take(taken, known ? s.perIp() : s.unknown(), known ? Identity.ip(ip) : Identity.empty())) {
-      return null;
-    }
-    Source source = s.sessionSource();
-    if (s.perSession() != null && source != null) {
-      String token = read(source, view);
-      if (token != null && !token.isBlank()
-          && !take(taken, s.perSession(), Identity.empty().with("session", token))) {
-        return null;
-      }
-    }
-    return taken;
-  }
-
-  private boolean take(List<Lease> taken, dev.sluice.core.ConcurrencyLimit cap, Identity who) {
-    if (cap == null) {
-      return true;
-    }
-    Optional<Lease> lease = limiter.acquire(cap, who);
-    if (lease.isPresent()) {
-      taken.add(lease.get());
-      return true;
-    }
-    taken.forEach(Lease::close);
-    taken.clear();
-    return false;
-  }
-
-  private static String read(Source source, NettyRequestView view) {
-    switch (source.kind()) {
-      case HEADER: {
-        List<String> v = view.headers(source.name());
-        return v.isEmpty() ? null : v.get(0);
-      }
-      case COOKIE:
-        return view.cookie(source.name());
-      case QUERY:
-        return view.query(source.name());
-      default:
-        return null;
-    }
-  }
-
-  /** True for what the resolver returns for an address: a dotted quad or an IPv6 network. */
-  static boolean isAddressKey(String key) {
-    if (key == null || key.isEmpty() || key.length() > 64) {
-      return false;
-    }
-    boolean dot = false;
-    boolean colon = false;
-    for (int i = 0; i < key.length(); i++) {
-      char c = key.charAt(i);
-      if (c == '.') {
-        dot = true;
-      } else if (c == ':') {
-        colon = true;
-      } else if (!(Character.digit(c, 16) >= 0 || c == '/')) {
-        return false;
-      }
-    }
-    return dot || colon;
   }
 
   /** Answers an upgrade refused by a full connection cap. */

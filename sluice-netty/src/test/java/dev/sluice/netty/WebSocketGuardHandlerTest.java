@@ -175,10 +175,10 @@ class WebSocketGuardHandlerTest {
 
   @Test
   void addressKeys_areRecognised() {
-    assertThat(WebSocketGuardHandler.isAddressKey("203.0.113.7")).isTrue();
-    assertThat(WebSocketGuardHandler.isAddressKey("2001:db8:1:2::/64")).isTrue();
-    assertThat(WebSocketGuardHandler.isAddressKey("unknown")).isFalse();
-    assertThat(WebSocketGuardHandler.isAddressKey("embedded")).isFalse();
-    assertThat(WebSocketGuardHandler.isAddressKey(null)).isFalse();
+    assertThat(ConnectionCaps.isAddressKey("203.0.113.7")).isTrue();
+    assertThat(ConnectionCaps.isAddressKey("2001:db8:1:2::/64")).isTrue();
+    assertThat(ConnectionCaps.isAddressKey("unknown")).isFalse();
+    assertThat(ConnectionCaps.isAddressKey("embedded")).isFalse();
+    assertThat(ConnectionCaps.isAddressKey(null)).isFalse();
   }
 }

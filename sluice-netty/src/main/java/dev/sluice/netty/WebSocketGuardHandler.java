@@ -5,9 +5,7 @@ import dev.sluice.core.Identity;
 import dev.sluice.core.Lease;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
-import dev.sluice.core.policy.Source;
 import dev.sluice.core.Ticker;
-import dev.sluice.core.address.ClientAddress;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,15 +21,14 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -44,15 +41,19 @@ import java.util.function.Supplier;
  *       the shared bucket of unresolvable addresses. A full cap refuses the upgrade (429, or 1013
  *       after the handshake). The slots are leases, given back when the channel closes, abruptly
  *       too, and renewed while it is open.
- *   <li>Per message: a size cap over all fragments of a message (1009); a per-connection flood
- *       bucket (1008 "too many messages"); per-action limits read from a JSON field of text
- *       messages (a refused message is dropped and the client gets
- *       {@code {"error":"rate_limited","action":...,"retryAfterMs":...}}); after {@code strikes}
- *       refusals within the strike window, 1008.
+ *   <li>Per message: a size cap over all fragments of a message and a cap on their number (both
+ *       1009); a per-connection flood bucket (1008 "too many messages"); per-action limits read
+ *       from a JSON field of text messages (a refused message is dropped and the client gets
+ *       {@code {"error":"rate_limited","action":...,"retryAfterMs":...}}, plus {@code currentScore}
+ *       and {@code maxScore} when a score refused); after {@code strikes} refusals within the
+ *       strike window, 1008.
+ *   <li>Every close is a lingering close ({@link WebSockets#closeLingering}): the client receives
+ *       the close frame even while it keeps sending.
  * </ul>
  *
  * <p>The size cap here counts fragments; the frame decoder's {@code maxFramePayloadLength} must be
- * set to the same cap so that no single frame is buffered beyond it. One instance per channel.
+ * set to the same cap so that no single frame is buffered beyond it, and its
+ * {@code closeOnProtocolViolation} to false so that this handler closes. One instance per channel.
  */
 public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
@@ -70,6 +71,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   private Identity identity = Identity.empty();
   private MessageFloodBucket flood;
   private long messageBytes;
+  private int fragments;
   private boolean dropping;
   private boolean discardingHttp;
   private long[] strikeTimes;
@@ -116,7 +118,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   private void onUpgrade(ChannelHandlerContext ctx, HttpRequest request) {
     s = settings.get();
     NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
-    List<Lease> acquired = acquire(view);
+    List<Lease> acquired = ConnectionCaps.acquire(limiter, s, view);
     if (acquired == null) {
       discardingHttp = !(request instanceof LastHttpContent);
       ReferenceCountUtil.release(request);
@@ -134,54 +136,6 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     strikeTimes = s.strikes() > 0 ? new long[s.strikes()] : null;
     phase = Phase.UPGRADING;
     ctx.fireChannelRead(request);
-  }
-
-  /** The leases of every applicable cap, or null (holding nothing) when one is full. */
-  private List<Lease> acquire(NettyRequestView view) {
-    List<Lease> taken = new ArrayList<>(2);
-    ClientAddress ip = s.policy().clientAddress().resolve(view.peer(), view::headers);
-    boolean known = ip.known();
-    if (!take(taken, known ? s.perIp() : s.unknown(), known ? Identity.ip(ip) : Identity.empty())) {
-      return null;
-    }
-    Source source = s.sessionSource();
-    if (s.perSession() != null && source != null) {
-      String token = read(source, view);
-      if (token != null && !token.isBlank()
-          && !take(taken, s.perSession(), Identity.empty().with("session", token))) {
-        return null;
-      }
-    }
-    return taken;
-  }
-
-  private boolean take(List<Lease> taken, dev.sluice.core.ConcurrencyLimit cap, Identity who) {
-    if (cap == null) {
-      return true;
-    }
-    Optional<Lease> lease = limiter.acquire(cap, who);
-    if (lease.isPresent()) {
-      taken.add(lease.get());
-      return true;
-    }
-    taken.forEach(Lease::close);
-    taken.clear();
-    return false;
-  }
-
-  private static String read(Source source, NettyRequestView view) {
-    switch (source.kind()) {
-      case HEADER: {
-        List<String> v = view.headers(source.name());
-        return v.isEmpty() ? null : v.get(0);
-      }
-      case COOKIE:
-        return view.cookie(source.name());
-      case QUERY:
-        return view.query(source.name());
-      default:
-        return null;
-    }
   }
 
   /** Answers an upgrade refused by a full connection cap. */
@@ -213,11 +167,23 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       ctx.fireChannelRead(frame);
       return;
     }
+    if (frame instanceof PingWebSocketFrame) {
+      // A control frame may sit between the fragments of a message: it must not restart the
+      // message's counts, or pings would reset the size and fragment caps.
+      if (flood != null && !flood.tryAcquire(ticker.read())) {
+        frame.release();
+        close(ctx, WebSockets.POLICY_VIOLATION, "too many messages");
+        return;
+      }
+      ctx.fireChannelRead(frame);
+      return;
+    }
     boolean first = !(frame instanceof ContinuationWebSocketFrame);
     int size = frame.content().readableBytes();
     if (first) {
       dropping = false;
       messageBytes = size;
+      fragments = 1;
       if (flood != null && !flood.tryAcquire(ticker.read())) {
         frame.release();
         close(ctx, WebSockets.POLICY_VIOLATION, "too many messages");
@@ -225,10 +191,16 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       }
     } else {
       messageBytes += size;
+      fragments++;
     }
     if (messageBytes > s.maxMessageBytes()) {
       frame.release();
       close(ctx, WebSockets.MESSAGE_TOO_BIG, "message too big");
+      return;
+    }
+    if (fragments > s.maxFragments()) {
+      frame.release();
+      close(ctx, WebSockets.MESSAGE_TOO_BIG, "too many fragments");
       return;
     }
     if (!first && dropping) {
@@ -272,8 +244,15 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
   /** The message sent to a client whose action was refused. */
   protected String actionRefusal(String action, Decision decision) {
-    return "{\"error\":\"rate_limited\",\"action\":" + Responses.jsonString(action)
-        + ",\"retryAfterMs\":" + Math.max(0, decision.retryAfterMillis()) + "}";
+    StringBuilder sb = new StringBuilder(96).append("{\"error\":\"rate_limited\",\"action\":");
+    Responses.jsonString(sb, action);
+    sb.append(",\"retryAfterMs\":").append(Math.max(0, decision.retryAfterMillis()));
+    // Seed 003: present only when a score refused (the decision's score is NaN otherwise).
+    if (!Double.isNaN(decision.currentScore())) {
+      sb.append(",\"currentScore\":").append(Responses.number(decision.currentScore()))
+          .append(",\"maxScore\":").append(Responses.number(decision.maxScore()));
+    }
+    return sb.append('}').toString();
   }
 
   /** Records a refusal; true when the strikes within the window reach the limit. */
@@ -292,13 +271,30 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     return now - oldest <= s.strikeWindowNanos();
   }
 
+  /**
+   * Closes with {@code code} so that the client reads it: a lingering close
+   * ({@link WebSockets#closeLingering}) discards what the client sends on, instead of closing a
+   * socket with unread input, which sends a reset that can destroy the close frame.
+   */
   private void close(ChannelHandlerContext ctx, int code, String reason) {
     if (phase == Phase.CLOSING) {
       return;
     }
     phase = Phase.CLOSING;
     closeCode = code;
-    ctx.writeAndFlush(new CloseWebSocketFrame(code, reason)).addListener(ChannelFutureListener.CLOSE);
+    WebSockets.closeLingering(ctx.channel(), code, reason, s.closeTimeout());
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof WebSockets.Closing closing && phase == Phase.OPEN) {
+      // Someone else closes (an idle timeout, the relay): the frames stop here anyway.
+      phase = Phase.CLOSING;
+      if (closeCode < 0) {
+        closeCode = closing.code();
+      }
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override
@@ -330,12 +326,27 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
         TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * A frame the decoder refused (too large, malformed): the client gets the decoder's close code
+   * in a lingering close, which needs the decoder built with {@code closeOnProtocolViolation(false)}.
+   */
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
     Throwable t = cause;
     for (int i = 0; i < 4 && t != null; i++, t = t.getCause()) {
-      if (t instanceof CorruptedWebSocketFrameException corrupt && closeCode < 0) {
-        closeCode = corrupt.closeStatus().code();
+      if (t instanceof CorruptedWebSocketFrameException corrupt) {
+        if (phase == Phase.CLOSING) {
+          return;
+        }
+        if (phase == Phase.OPEN && ctx.channel().isActive()) {
+          int code = corrupt.closeStatus().code();
+          close(ctx, code, code == WebSockets.MESSAGE_TOO_BIG ? "message too big"
+              : corrupt.closeStatus().reasonText());
+          return;
+        }
+        if (closeCode < 0) {
+          closeCode = corrupt.closeStatus().code();
+        }
         break;
       }
     }

@@ -14,11 +14,28 @@ import java.util.Map;
 /**
  * The guards of {@link WebSocketGuardHandler} (seeds 000 and 001). Immutable; validated where set.
  *
- * <p>Defaults: 55 connections per client address, 75 in the shared bucket of addresses that
- * cannot be resolved, 3 per session token (when a session dimension is named), 64 KiB per message,
- * a flood bucket of 120 messages refilled at 40 per second, no per-action limits.
+ * <p>Defaults (the constants below, which the server's policy file uses too): 55 connections per
+ * client address, 75 in the shared bucket of addresses that cannot be resolved, 3 per session
+ * token (when a session dimension is named), 64 KiB and 1,024 fragments per message, a flood
+ * bucket of 120 messages refilled at 40 per second, no per-action limits, 2 s for a client to
+ * answer the close frame.
  */
 public final class WebSocketGuardSettings {
+
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_IP = 55;
+  public static final int DEFAULT_MAX_CONNECTIONS_UNKNOWN = 75;
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_SESSION = 3;
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
+  /**
+   * A message split into more frames is closed with 1009. Each frame costs a decode and an object
+   * however small it is: 1 MiB sent as 1-byte fragments is a million of them, which crashed an
+   * upstream and doubled the gateway's memory (issue 7). 1,024 still lets a client stream a
+   * 64 KiB message in 64-byte pieces.
+   */
+  public static final int DEFAULT_MAX_FRAGMENTS = 1024;
+  public static final long DEFAULT_FLOOD_BURST = 120;
+  public static final long DEFAULT_FLOOD_PER_SECOND = 40;
+  public static final Duration DEFAULT_STRIKE_WINDOW = Duration.ofSeconds(30);
 
   private final Policy policy;
   private final ConcurrencyLimit perIp;
@@ -26,6 +43,7 @@ public final class WebSocketGuardSettings {
   private final ConcurrencyLimit perSession;
   private final String sessionDimension;
   private final int maxMessageBytes;
+  private final int maxFragments;
   private final long floodBurst;
   private final long floodPerSecond;
   private final String actionField;
@@ -34,6 +52,7 @@ public final class WebSocketGuardSettings {
   private final int strikes;
   private final long strikeWindowNanos;
   private final boolean refuseBeforeUpgrade;
+  private final Duration closeTimeout;
 
   private WebSocketGuardSettings(Builder b) {
     this.policy = b.policy;
@@ -43,6 +62,7 @@ public final class WebSocketGuardSettings {
         : cap("ws-session", "session", b.maxConnectionsPerSession, b.leaseTtl);
     this.sessionDimension = b.sessionDimension;
     this.maxMessageBytes = b.maxMessageBytes;
+    this.maxFragments = b.maxFragments;
     this.floodBurst = b.floodBurst;
     this.floodPerSecond = b.floodPerSecond;
     this.actionField = b.actionField;
@@ -57,6 +77,7 @@ public final class WebSocketGuardSettings {
     this.strikes = b.strikes;
     this.strikeWindowNanos = b.strikeWindow.toNanos();
     this.refuseBeforeUpgrade = b.refuseBeforeUpgrade;
+    this.closeTimeout = b.closeTimeout;
   }
 
   private static ConcurrencyLimit cap(String name, String key, int max, Duration ttl) {
@@ -103,6 +124,11 @@ public final class WebSocketGuardSettings {
     return maxMessageBytes;
   }
 
+  /** The most frames (first plus continuations) one message may have. */
+  public int maxFragments() {
+    return maxFragments;
+  }
+
   public long floodBurst() {
     return floodBurst;
   }
@@ -146,22 +172,29 @@ public final class WebSocketGuardSettings {
     return refuseBeforeUpgrade;
   }
 
+  /** How long a closed socket waits for the client's close frame or EOF. */
+  public Duration closeTimeout() {
+    return closeTimeout;
+  }
+
   /** Builds {@link WebSocketGuardSettings}. */
   public static final class Builder {
     private final Policy policy;
-    private int maxConnectionsPerIp = 55;
-    private int maxConnectionsUnknown = 75;
-    private int maxConnectionsPerSession = 3;
+    private int maxConnectionsPerIp = DEFAULT_MAX_CONNECTIONS_PER_IP;
+    private int maxConnectionsUnknown = DEFAULT_MAX_CONNECTIONS_UNKNOWN;
+    private int maxConnectionsPerSession = DEFAULT_MAX_CONNECTIONS_PER_SESSION;
     private String sessionDimension;
     private Duration leaseTtl = Duration.ofMinutes(2);
-    private int maxMessageBytes = 64 * 1024;
-    private long floodBurst = 120;
-    private long floodPerSecond = 40;
+    private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+    private int maxFragments = DEFAULT_MAX_FRAGMENTS;
+    private long floodBurst = DEFAULT_FLOOD_BURST;
+    private long floodPerSecond = DEFAULT_FLOOD_PER_SECOND;
     private String actionField;
     private final Map<String, Rule> actionRules = new LinkedHashMap<>();
     private int strikes;
-    private Duration strikeWindow = Duration.ofSeconds(30);
+    private Duration strikeWindow = DEFAULT_STRIKE_WINDOW;
     private boolean refuseBeforeUpgrade;
+    private Duration closeTimeout = WebSockets.DEFAULT_CLOSE_TIMEOUT;
 
     private Builder(Policy policy) {
       this.policy = policy;
@@ -211,6 +244,27 @@ public final class WebSocketGuardSettings {
         throw new IllegalArgumentException("maxMessageBytes : " + max + " (expected: >= 125)");
       }
       this.maxMessageBytes = max;
+      return this;
+    }
+
+    /** The most frames one message may have; more close the socket with 1009. */
+    public Builder maxFragments(int max) {
+      if (max < 1 || max > 1_000_000) {
+        throw new IllegalArgumentException("maxFragments : " + max
+            + " (expected: 1..1000000)");
+      }
+      this.maxFragments = max;
+      return this;
+    }
+
+    /** How long a socket closed by a guard waits for the client's close frame or EOF. */
+    public Builder closeTimeout(Duration timeout) {
+      if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
+          || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new IllegalArgumentException("closeTimeout : " + timeout
+            + " (expected: 1 ms..1 min)");
+      }
+      this.closeTimeout = timeout;
       return this;
     }
 
@@ -294,7 +348,8 @@ public final class WebSocketGuardSettings {
   @Override
   public String toString() {
     return "WebSocketGuardSettings{perIp=" + perIp + ", unknown=" + unknown + ", perSession="
-        + perSession + ", maxMessageBytes=" + maxMessageBytes + ", flood=" + floodBurst + "@"
+        + perSession + ", maxMessageBytes=" + maxMessageBytes + ", maxFragments=" + maxFragments
+        + ", flood=" + floodBurst + "@"
         + floodPerSecond + "/s, actionField=" + actionField + ", actions=" + actionRules.keySet()
         + ", strikes=" + strikes + "}";
   }

@@ -12,7 +12,8 @@
  *     new WebSocketGuardHandler(limiter, () -> wsSettings, Ticker.system(), listener),
  *     new HttpObjectAggregator(65536),
  *     new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
- *         .websocketPath("/ws").maxFramePayloadLength(wsSettings.maxMessageBytes()).build()),
+ *         .websocketPath("/ws").maxFramePayloadLength(wsSettings.maxMessageBytes())
+ *         .closeOnProtocolViolation(false).build()),
  *     new MyAppHandler());
  * }</pre>
  */

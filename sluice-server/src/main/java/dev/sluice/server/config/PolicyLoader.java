@@ -83,8 +83,8 @@ public final class PolicyLoader {
       "allowHeaders", "exposeHeaders", "allowCredentials", "maxAge", "limitPreflights");
   private static final List<String> WEBSOCKET_KEYS = List.of("refuseBeforeUpgrade",
       "maxConnectionsPerIp", "maxConnectionsUnknown", "maxConnectionsPerSession",
-      "sessionDimension", "maxFrameBytes", "floodBurst", "floodPerSecond", "actionField",
-      "actionRules", "strikes", "strikeWindow");
+      "sessionDimension", "maxFrameBytes", "maxFragments", "floodBurst", "floodPerSecond",
+      "actionField", "actionRules", "strikes", "strikeWindow", "closeTimeout");
   private static final List<String> GATEWAY_KEYS = List.of("maxBodyBytes", "maxHeaderBytes",
       "maxInitialLineBytes", "idleTimeout", "handshakeTimeout", "upstreamConnectTimeout",
       "upstreamResponseTimeout");
@@ -1178,6 +1178,8 @@ public final class PolicyLoader {
       }
       long frame = o.get("maxFrameBytes", "a size in 125..64MiB", size(125, 64L << 20),
           (long) d.maxFrameBytes());
+      int fragments = o.get("maxFragments", "1..1000000", integer(1, 1_000_000),
+          d.maxFragments());
       long burst = o.get("floodBurst", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE),
           d.floodBurst());
       long perSecond = o.get("floodPerSecond", "a whole number > 0",
@@ -1210,6 +1212,8 @@ public final class PolicyLoader {
       int strikes = o.get("strikes", "0..1000 (0: never close)", integer(0, 1000), d.strikes());
       Duration strikeWindow = o.get("strikeWindow", Durations.EXPECTED, POSITIVE_DURATION,
           d.strikeWindow());
+      Duration closeTimeout = o.get("closeTimeout", "a duration in 1ms..1m, like 2s",
+          within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.closeTimeout());
       Map<String, Object> tree = new LinkedHashMap<>();
       tree.put("refuseBeforeUpgrade", refuse);
       tree.put("maxConnectionsPerIp", perIp);
@@ -1219,6 +1223,7 @@ public final class PolicyLoader {
         tree.put("sessionDimension", session);
       }
       tree.put("maxFrameBytes", Durations.formatSize(frame));
+      tree.put("maxFragments", fragments);
       tree.put("floodBurst", burst);
       tree.put("floodPerSecond", perSecond);
       if (field != null) {
@@ -1227,9 +1232,11 @@ public final class PolicyLoader {
       tree.put("actionRules", actions);
       tree.put("strikes", strikes);
       tree.put("strikeWindow", Durations.format(strikeWindow));
+      tree.put("closeTimeout", Durations.format(closeTimeout));
       out.put("websocket", tree);
-      return new WebSocketSettings(refuse, perIp, unknown, perSession, session, (int) frame, burst,
-          perSecond, field, Map.copyOf(actions), strikes, strikeWindow);
+      return new WebSocketSettings(refuse, perIp, unknown, perSession, session, (int) frame,
+          fragments, burst, perSecond, field, Map.copyOf(actions), strikes, strikeWindow,
+          closeTimeout);
     }
 
     private GatewaySettings gateway(Obj doc) {

@@ -1,5 +1,7 @@
 package dev.sluice.server.config;
 
+import dev.sluice.netty.WebSocketGuardSettings;
+import dev.sluice.netty.WebSockets;
 import java.time.Duration;
 import java.util.Map;
 
@@ -15,12 +17,14 @@ import java.util.Map;
  * @param sessionDimension the policy dimension holding the session token (a header, cookie or
  *     query source), or null
  * @param maxFrameBytes largest frame or reassembled message (default 65536), else close 1009
+ * @param maxFragments most frames one message may have (default 1024), else close 1009
  * @param floodBurst per-connection message bucket size (default 120)
  * @param floodPerSecond per-connection refill per second (default 40); over it, close 1008
  * @param actionField JSON field of text messages naming the action (e.g. {@code type}), or null
  * @param actionRules action name to policy rule name; {@code "*"} for the fallback
  * @param strikes refusals within {@code strikeWindow} before close 1008; 0 never closes
  * @param strikeWindow window for counting strikes
+ * @param closeTimeout how long a closed WebSocket waits for the peer's close frame (default 2 s)
  */
 public record WebSocketSettings(
     boolean refuseBeforeUpgrade,
@@ -29,15 +33,23 @@ public record WebSocketSettings(
     int maxConnectionsPerSession,
     String sessionDimension,
     int maxFrameBytes,
+    int maxFragments,
     long floodBurst,
     long floodPerSecond,
     String actionField,
     Map<String, String> actionRules,
     int strikes,
-    Duration strikeWindow) {
+    Duration strikeWindow,
+    Duration closeTimeout) {
 
+  /** The library's defaults ({@link WebSocketGuardSettings}), so that the two cannot drift. */
   public static WebSocketSettings defaults() {
-    return new WebSocketSettings(false, 55, 75, 3, null, 65536, 120, 40, null, Map.of(), 0,
-        Duration.ofSeconds(30));
+    return new WebSocketSettings(false, WebSocketGuardSettings.DEFAULT_MAX_CONNECTIONS_PER_IP,
+        WebSocketGuardSettings.DEFAULT_MAX_CONNECTIONS_UNKNOWN,
+        WebSocketGuardSettings.DEFAULT_MAX_CONNECTIONS_PER_SESSION, null,
+        WebSocketGuardSettings.DEFAULT_MAX_MESSAGE_BYTES,
+        WebSocketGuardSettings.DEFAULT_MAX_FRAGMENTS, WebSocketGuardSettings.DEFAULT_FLOOD_BURST,
+        WebSocketGuardSettings.DEFAULT_FLOOD_PER_SECOND, null, Map.of(), 0,
+        WebSocketGuardSettings.DEFAULT_STRIKE_WINDOW, WebSockets.DEFAULT_CLOSE_TIMEOUT);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.netty.WebSockets;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.socket.SocketChannel;
@@ -34,6 +35,7 @@ import java.util.concurrent.TimeUnit;
  *       has started, then close).
  *   <li>Pipelining: the next request waits until the current exchange is complete, so responses
  *       keep their order whoever writes them (the limiter's 429, the proxy).
+ *   <li>The idle timeout: a plain connection is closed; a WebSocket gets 1001 "idle timeout".
  * </ul>
  */
 final class FrontHandler extends ChannelDuplexHandler {
@@ -313,7 +315,14 @@ final class FrontHandler extends ChannelDuplexHandler {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
     if (evt instanceof IdleStateEvent) {
-      ctx.close();
+      if (upgraded) {
+        // A WebSocket client is told why (1001), and the relay tells the upstream.
+        Snapshot s = snapshot != null ? snapshot : snapshots.get();
+        WebSockets.closeLingering(ctx.channel(), WebSockets.GOING_AWAY, "idle timeout",
+            s.ws.closeTimeout());
+      } else {
+        ctx.close();
+      }
       return;
     }
     ctx.fireUserEventTriggered(evt);

@@ -14,49 +14,33 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketClientHandshaker;
-import io.netty.handler.codec.http.websocketx.WebSocketClientHandshakerFactory;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketHandshakeException;
-import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
-import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
-import io.netty.handler.codec.http.websocketx.WebSocketVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The last handler of a client connection: forwards each request to the upstream and relays the
  * response back, streaming bodies both ways (nothing is aggregated), with one upstream connection
- * per client connection, kept alive between requests. WebSocket upgrades are proxied end to end:
- * the gateway opens a WebSocket to the upstream first, completes the client's handshake with the
- * subprotocol the upstream chose, then relays frames both ways; close frames pass through.
+ * per client connection, kept alive between requests. WebSocket upgrades are handed to a
+ * {@link WebSocketRelay}.
  *
  * <p>Backpressure: a client that reads slowly stops reads from the upstream, and an upstream that
  * reads slowly stops reads from the client.
  */
 final class ProxyHandler extends ChannelInboundHandlerAdapter {
-
-  private static final int UPSTREAM_MAX_FRAME = 16 << 20;
 
   private final Upstream upstream;
   private final Snapshot.Source snapshots;
@@ -84,7 +68,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   private Channel awaiting;
   private long responseDeadline;
 
-  private Relay relay;
+  private WebSocketRelay relay;
 
   ProxyHandler(Upstream upstream, Snapshot.Source snapshots, GatewayEvents events) {
     this.upstream = upstream;
@@ -107,7 +91,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     if (msg instanceof HttpRequest request) {
       snap = snapshots.get();
       if (NettyRequestView.isWebSocketUpgrade(request)) {
-        relay = new Relay(request);
+        relay = new WebSocketRelay(ctx, request, upstream, snap, events);
         ReferenceCountUtil.release(request);
         relay.start();
         return;
@@ -133,8 +117,6 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     }
     ReferenceCountUtil.release(msg);
   }
-
-  // ---- HTTP ---------------------------------------------------------------------------------
 
   private void beginExchange(HttpRequest request) {
     current = request;
@@ -207,6 +189,10 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   }
 
   private Bootstrap bootstrap(ChannelInitializer<SocketChannel> init) {
+    return bootstrap(client, snap, init);
+  }
+
+  static Bootstrap bootstrap(Channel client, Snapshot snap, ChannelInitializer<SocketChannel> init) {
     long connectMillis = Math.max(1, snap.gateway.upstreamConnectTimeout().toMillis());
     return new Bootstrap().group(client.eventLoop()).channel(Transport.socketChannel())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectMillis))
@@ -478,7 +464,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     boolean writable = client.isWritable();
-    Channel other = relay != null ? relay.ws : up;
+    Channel other = relay != null ? relay.upstreamChannel() : up;
     if (other != null) {
       other.config().setAutoRead(writable);
     }
@@ -500,215 +486,15 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof WebSockets.Closing closing && relay != null) {
+      relay.clientClosing(closing);
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     ctx.close();
   }
-
-  // ---- WebSocket ----------------------------------------------------------------------------
-
-  /** One proxied WebSocket: the upstream connection and the state of both closing handshakes. */
-  private final class Relay {
-    private final HttpRequest request;
-    private WebSocketClientHandshaker handshaker;
-    private Channel ws;
-    private boolean open;
-    private boolean closeSentUp;
-    private boolean closeSentClient;
-
-    Relay(HttpRequest request) {
-      this.request = request;
-    }
-
-    void start() {
-      ReadGate.pause(client, ReadGate.UPSTREAM);
-      URI uri;
-      try {
-        uri = new URI("ws://" + upstream.authority + originForm(request.uri()));
-      } catch (java.net.URISyntaxException e) {
-        fail(HttpResponseStatus.BAD_REQUEST, "bad request", "the request target is not a valid URI");
-        return;
-      }
-      HttpHeaders h = request.headers().copy();
-      Forwarding.stripHopByHop(h);
-      h.remove(HttpHeaderNames.SEC_WEBSOCKET_KEY);
-      h.remove(HttpHeaderNames.SEC_WEBSOCKET_VERSION);
-      h.remove(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
-      h.remove(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL);
-      h.remove(HttpHeaderNames.CONTENT_LENGTH);
-      Forwarding.forward(h, peerIp(client), upstream.authority);
-      h.remove(HttpHeaderNames.HOST);
-      handshaker = WebSocketClientHandshakerFactory.newHandshaker(uri, WebSocketVersion.V13,
-          request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL), false, h,
-          UPSTREAM_MAX_FRAME);
-      bootstrap(new ChannelInitializer<>() {
-        @Override
-        protected void initChannel(SocketChannel ch) {
-          ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024),
-              new UpstreamWs());
-        }
-      }).connect(upstream.host, upstream.port).addListener((ChannelFutureListener) f -> {
-        if (!client.isActive()) {
-          f.channel().close();
-          return;
-        }
-        if (!f.isSuccess()) {
-          fail(HttpResponseStatus.BAD_GATEWAY, "bad gateway", "could not connect to the upstream "
-              + upstream.authority + ": " + reason(f.cause()));
-          return;
-        }
-        ws = f.channel();
-        handshaker.handshake(ws).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-      });
-    }
-
-    private void fail(HttpResponseStatus status, String error, String detail) {
-      events.generated(status.code());
-      ReadGate.resume(client, ReadGate.UPSTREAM);
-      ctx.writeAndFlush(Generated.json(request, status, Generated.error(error, detail), snap.cors,
-          false)).addListener(ChannelFutureListener.CLOSE);
-      if (ws != null) {
-        ws.close();
-      }
-    }
-
-    /** The upstream accepted: now complete the client's handshake with the same subprotocol. */
-    private void upstreamOpen() {
-      WebSocketDecoderConfig config = WebSocketDecoderConfig.newBuilder()
-          .maxFramePayloadLength(snap.ws.maxMessageBytes())
-          .allowExtensions(false)
-          .closeOnProtocolViolation(true)
-          .build();
-      WebSocketServerHandshaker server = new WebSocketServerHandshakerFactory(
-          WebSockets.url(request), handshaker.actualSubprotocol(), config).newHandshaker(request);
-      if (server == null) {
-        WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(client)
-            .addListener(ChannelFutureListener.CLOSE);
-        ws.close();
-        return;
-      }
-      server.handshake(client, WebSockets.head(request), null, client.newPromise())
-          .addListener((ChannelFutureListener) f -> {
-            if (!f.isSuccess()) {
-              client.close();
-              ws.close();
-              return;
-            }
-            open = true;
-            ReadGate.resume(client, ReadGate.UPSTREAM);
-          });
-    }
-
-    void fromClient(Object msg) {
-      if (!(msg instanceof WebSocketFrame frame)) {
-        ReferenceCountUtil.release(msg);
-        return;
-      }
-      if (ws == null || !ws.isActive() || closeSentUp) {
-        frame.release();
-        return;
-      }
-      if (frame instanceof CloseWebSocketFrame) {
-        closeSentUp = true;
-      }
-      ws.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-      if (!ws.isWritable()) {
-        ReadGate.pause(client, ReadGate.UPSTREAM);
-      }
-    }
-
-    private void toClient(WebSocketFrame frame) {
-      if (closeSentClient || !client.isActive()) {
-        frame.release();
-        return;
-      }
-      if (frame instanceof CloseWebSocketFrame) {
-        closeSentClient = true;
-        ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
-        return;
-      }
-      ctx.writeAndFlush(frame);
-      if (!client.isWritable()) {
-        ws.config().setAutoRead(false);
-      }
-    }
-
-    void clientGone() {
-      if (ws == null || !ws.isActive()) {
-        return;
-      }
-      if (closeSentUp) {
-        ws.close();
-      } else {
-        closeSentUp = true;
-        ws.writeAndFlush(new CloseWebSocketFrame(1001, "client went away"))
-            .addListener(ChannelFutureListener.CLOSE);
-      }
-    }
-
-    private void upstreamGone() {
-      if (!client.isActive()) {
-        return;
-      }
-      if (!open) {
-        if (handshaker == null || !handshaker.isHandshakeComplete()) {
-          fail(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
-              "the upstream closed the connection during the WebSocket handshake");
-        }
-        return;
-      }
-      if (!closeSentClient) {
-        closeSentClient = true;
-        ctx.writeAndFlush(new CloseWebSocketFrame(1014, "upstream closed the connection"))
-            .addListener(ChannelFutureListener.CLOSE);
-      }
-    }
-
-    /** Reads the upstream WebSocket connection. */
-    private final class UpstreamWs extends ChannelInboundHandlerAdapter {
-      @Override
-      public void channelRead(ChannelHandlerContext uctx, Object msg) {
-        if (!handshaker.isHandshakeComplete()) {
-          if (msg instanceof FullHttpResponse response) {
-            try {
-              handshaker.finishHandshake(uctx.channel(), response);
-            } catch (WebSocketHandshakeException e) {
-              fail(HttpResponseStatus.BAD_GATEWAY, "bad gateway",
-                  "the upstream refused the WebSocket upgrade with " + response.status().code());
-              return;
-            } finally {
-              response.release();
-            }
-            upstreamOpen();
-            return;
-          }
-          ReferenceCountUtil.release(msg);
-          return;
-        }
-        if (msg instanceof WebSocketFrame frame) {
-          toClient(frame);
-          return;
-        }
-        ReferenceCountUtil.release(msg);
-      }
-
-      @Override
-      public void channelWritabilityChanged(ChannelHandlerContext uctx) {
-        if (uctx.channel().isWritable() && open) {
-          ReadGate.resume(client, ReadGate.UPSTREAM);
-        }
-        uctx.fireChannelWritabilityChanged();
-      }
-
-      @Override
-      public void channelInactive(ChannelHandlerContext uctx) {
-        upstreamGone();
-      }
-
-      @Override
-      public void exceptionCaught(ChannelHandlerContext uctx, Throwable cause) {
-        uctx.close();
-      }
-    }
-  }
-
 }

@@ -69,6 +69,8 @@ final class Snapshot {
         .maxConnectionsUnknown(w.maxConnectionsUnknown())
         .maxConnectionsPerSession(w.maxConnectionsPerSession())
         .maxMessageBytes(w.maxFrameBytes())
+        .maxFragments(w.maxFragments())
+        .closeTimeout(w.closeTimeout())
         .flood(w.floodBurst(), w.floodPerSecond())
         .actionField(w.actionField())
         .refuseBeforeUpgrade(w.refuseBeforeUpgrade());

@@ -160,6 +160,13 @@ class PolicyLoaderTest {
   // --- every error kind, with file, line, path, value and expectation --------------------------
 
   @Test
+  void webSocketFragmentCapAndCloseTimeout_areBounded() {
+    assertThat(errors(MINIMAL + "websocket:\n  maxFragments: 0\n  closeTimeout: 2m\n"))
+        .containsExactly("p.yaml:13: websocket.maxFragments : 0 (expected: a whole number > 0)",
+            "p.yaml:14: websocket.closeTimeout : \"2m\" (expected: a duration in 1ms..1m)");
+  }
+
+  @Test
   void unknownKey_isRejected_withSuggestion() {
     assertThat(errors(MINIMAL.replace("    limits:", "    limts: []\n    limits:")))
         .containsExactly("p.yaml:3: rules.analysis.limts : unknown key (expected: did you mean "
@@ -354,12 +361,14 @@ class PolicyLoaderTest {
         "  maxConnectionsPerSession: 3",
         "  sessionDimension: session",
         "  maxFrameBytes: 128KiB",
+        "  maxFragments: 64",
         "  floodBurst: 150",
         "  floodPerSecond: 15",
         "  actionField: type",
         "  actionRules: {chat:send: chat-send}",
         "  strikes: 3",
         "  strikeWindow: 1m",
+        "  closeTimeout: 500ms",
         "gateway:",
         "  maxBodyBytes: 2MiB",
         "  idleTimeout: 30s",
@@ -391,6 +400,8 @@ class PolicyLoaderTest {
     assertThat(c.websocket().actionRules()).containsEntry("chat:send", "chat-send");
     assertThat(c.websocket().sessionDimension()).isEqualTo("session");
     assertThat(c.websocket().strikes()).isEqualTo(3);
+    assertThat(c.websocket().maxFragments()).isEqualTo(64);
+    assertThat(c.websocket().closeTimeout()).isEqualTo(Duration.ofMillis(500));
     assertThat(c.gateway().maxBodyBytes()).isEqualTo(2 << 20);
     assertThat(c.gateway().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.gateway().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));

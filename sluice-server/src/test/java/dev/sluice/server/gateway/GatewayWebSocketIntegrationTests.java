@@ -38,8 +38,10 @@ class GatewayWebSocketIntegrationTests {
 
   private static WebSocketSettings ws(boolean before, int perIp, int perSession, String session,
       int maxFrame, String actionField, Map<String, String> actions, int strikes) {
-    return new WebSocketSettings(before, perIp, 75, perSession, session, maxFrame, 120, 40,
-        actionField, actions, strikes, Duration.ofSeconds(30));
+    WebSocketSettings d = WebSocketSettings.defaults();
+    return new WebSocketSettings(before, perIp, 75, perSession, session, maxFrame,
+        d.maxFragments(), 120, 40, actionField, actions, strikes, Duration.ofSeconds(30),
+        d.closeTimeout());
   }
 
   private static Policy.Builder policy(long connectBurst) {
@@ -206,6 +208,23 @@ class GatewayWebSocketIntegrationTests {
     h.ticker.advance(Duration.ofSeconds(10));
     assertThat(c.send(msg)).isTrue();
     assertThat(c.next()).isEqualTo(msg);
+  }
+
+  @Test
+  void actionRefusedByAScore_toldCurrentAndMaxScore() throws Exception {
+    // Seed 003: currentScore and maxScore are present only when a score refused.
+    Policy p = policy(120).rule(Rule.builder("chat").key("event:ip")
+        .limit(Limit.score("score", 2, 1, Duration.ofSeconds(10))).build()).build();
+    start(p, ws(false, 55, 3, null, 65536, "type", Map.of("SEND", "chat"), 0));
+    WsClient c = open();
+    String msg = "{\"type\":\"SEND\"}";
+    for (int i = 0; i < 2; i++) {
+      assertThat(c.send(msg)).isTrue();
+      assertThat(c.next()).isEqualTo(msg);
+    }
+    assertThat(c.send(msg)).isTrue();
+    assertThat(c.next()).isEqualTo("{\"error\":\"rate_limited\",\"action\":\"SEND\","
+        + "\"retryAfterMs\":10000,\"currentScore\":2,\"maxScore\":2}");
   }
 
   @Test

@@ -22,7 +22,7 @@ final class ConnectionCaps {
   static List<Lease> acquire(RateLimiter limiter, WebSocketGuardSettings s,
       NettyRequestView view) {
     List<Lease> taken = new ArrayList<>(2);
-    ClientAddress ip = s.policy().clientAddress().resolve(view.peer(), view::headers);
+    ClientAddress ip = view.clientAddress(s.policy().clientAddress());
     boolean known = ip.known();
     if (!take(limiter, taken, known ? s.perIp() : s.unknown(),
         known ? Identity.ip(ip) : Identity.empty())) {

@@ -30,7 +30,7 @@ final class FailureLog {
     this.sink = sink;
   }
 
-  void failed(String kind, List<Rule> rules, RuntimeException error) {
+  void failed(String kind, List<Rule> rules, Throwable error) {
     List<String> names = names(rules);
     if (due(names)) {
       sink.accept("rate limit decision failed (a bug; each rule's onStoreError decided) kind="

@@ -24,6 +24,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -49,8 +50,15 @@ import java.util.function.Supplier;
  *       OnStoreError} decides, as for a store that cannot answer.
  * </ul>
  *
- * <p>The decision of the current request is also left in the channel attribute {@link #DECISION}
- * for handlers further on. One instance per channel.
+ * <p>With a remote store (Redis) the event loop never waits: the decision is asked for
+ * asynchronously, reads pause ({@link ReadGate#LIMIT}) and what was already read is held until it
+ * arrives, then the request goes on or is answered on the channel's own loop. With the in-memory
+ * store the decision is made inline, with nothing paused or allocated for it.
+ *
+ * <p>The request's settings and facts come from its {@link Exchange} when an earlier handler began
+ * one (pinned at the request's head), otherwise from the settings supplier. The decision of the
+ * current request is also left in the channel attribute {@link #DECISION} for handlers further
+ * on. One instance per channel.
  */
 public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
@@ -63,7 +71,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private final Supplier<HttpRateLimitSettings> settings;
   private final RateLimitListener listener;
   private final ArrayDeque<Object> pending = new ArrayDeque<>(2);
+  private final Backlog backlog = new Backlog(ReadGate.LIMIT);
   private boolean discarding;
+  private boolean closed;
 
   public HttpRateLimitHandler(RateLimiter limiter, Supplier<HttpRateLimitSettings> settings,
       RateLimitListener listener) {
@@ -78,6 +88,14 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (backlog.waiting()) {
+      backlog.hold(msg);
+      return;
+    }
+    handle(ctx, msg);
+  }
+
+  private void handle(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof HttpRequest request) {
       discarding = false;
       if (request.decoderResult().isFailure()) {
@@ -98,34 +116,76 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   }
 
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
-    HttpRateLimitSettings s = settings.get();
+    Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
+    HttpRateLimitSettings s = exchange.http() != null ? exchange.http() : settings.get();
     if (!s.limitPreflights() && isPreflight(request)) {
       ctx.channel().attr(DECISION).set(null);
       pending.add(NO_HEADERS);
       ctx.fireChannelRead(request);
       return;
     }
-    NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
-    boolean upgrade = view.websocketUpgrade();
-    String kind = upgrade ? RateLimitListener.WS_CONNECT : RateLimitListener.HTTP;
+    NettyRequestView view = exchange.view();
+    String kind = view.websocketUpgrade() ? RateLimitListener.WS_CONNECT : RateLimitListener.HTTP;
     Check check = null;
-    Decision decision = null;
-    boolean failed = false;
     try {
       check = s.selector().apply(view);
-      if (check != null && !check.exempt()) {
-        decision = check.apply(limiter);
+      if (check == null || check.exempt()) {
+        decided(ctx, request, s, kind, check, null);
+      } else if (limiter.store().isLocal()) {
+        decided(ctx, request, s, kind, check, check.apply(limiter));
+      } else {
+        await(ctx, request, s, kind, check, check.applyAsync(limiter).toCompletableFuture());
       }
     } catch (RuntimeException e) {
-      // A bug, not a limit: the rules' onStoreError decides, as for a store that cannot answer.
-      List<Rule> rules = check == null ? List.of() : check.rules();
-      listener.decisionFailed(kind, rules, e);
-      decision = rules.isEmpty() ? null : Decision.failed(rules);
-      failed = true;
+      failed(ctx, request, s, kind, check, e);
     }
-    if (!failed && decision != null) {
+  }
+
+  /**
+   * Waits for a remote store without blocking the event loop: reads pause, later messages are
+   * held, and the decision is applied on the channel's own loop when it arrives. A channel that
+   * closed meanwhile drops it.
+   */
+  private void await(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      String kind, Check check, CompletableFuture<Decision> decision) {
+    if (decision.isDone()) {
+      decided(ctx, request, s, kind, check, decision.join());
+      return;
+    }
+    backlog.startWaiting(ctx.channel());
+    decision.whenComplete((d, e) -> ctx.executor().execute(() -> {
+      if (closed) {
+        ReferenceCountUtil.release(request);
+        return;
+      }
+      if (e != null) {
+        failed(ctx, request, s, kind, check, e);
+      } else {
+        decided(ctx, request, s, kind, check, d);
+      }
+      backlog.stopWaiting(ctx.channel(), msg -> handle(ctx, msg));
+    }));
+  }
+
+  /** A bug, not a limit: the rules' onStoreError decides, as for a store that cannot answer. */
+  private void failed(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      String kind, Check check, Throwable e) {
+    List<Rule> rules = check == null ? List.of() : check.rules();
+    listener.decisionFailed(kind, rules, e);
+    apply(ctx, request, s, check, rules.isEmpty() ? null : Decision.failed(rules));
+  }
+
+  private void decided(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      String kind, Check check, Decision decision) {
+    if (decision != null) {
       report(kind, check, decision);
     }
+    apply(ctx, request, s, check, decision);
+  }
+
+  /** Forwards an allowed request, answers a refused one. */
+  private void apply(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      Check check, Decision decision) {
     ctx.channel().attr(DECISION).set(decision);
     if (decision == null || decision.allowed()) {
       pending.add(headersFor(decision, check, s));
@@ -134,7 +194,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     }
     discarding = !(request instanceof LastHttpContent);
     ReferenceCountUtil.release(request);
-    if (upgrade && !s.refuseWebSocketBeforeUpgrade()) {
+    if (NettyRequestView.isWebSocketUpgrade(request) && !s.refuseWebSocketBeforeUpgrade()) {
       refuseUpgrade(ctx, request, decision);
       return;
     }
@@ -149,6 +209,19 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     if (!keepAlive) {
       f.addListener(ChannelFutureListener.CLOSE);
     }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    closed = true;
+    backlog.discard();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    closed = true;
+    backlog.discard();
   }
 
   private void report(String kind, Check check, Decision decision) {

@@ -1,5 +1,7 @@
 package dev.sluice.netty;
 
+import dev.sluice.core.address.ClientAddress;
+import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.policy.RequestView;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -14,7 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * A {@link RequestView} over a Netty {@link HttpRequest} and the socket peer. Cookies and the query
+ * A {@link RequestView} over a Netty {@link HttpRequest} and the socket peer. The peer's text and
+ * the upgrade flag are computed once, the client address once per resolver; cookies and the query
  * string are decoded on first use and only within bounds, so a hostile request costs little: at
  * most {@value #MAX_COOKIE_CHARS} characters of {@code Cookie} headers and
  * {@value #MAX_QUERY_PARAMS} query parameters are looked at.
@@ -26,12 +29,16 @@ public final class NettyRequestView implements RequestView {
 
   private final HttpRequest request;
   private final String peer;
+  private final boolean upgrade;
   private QueryStringDecoder query;
   private List<Cookie> cookies;
+  private ClientAddressResolver resolvedBy;
+  private ClientAddress clientAddress;
 
   private NettyRequestView(HttpRequest request, String peer) {
     this.request = request;
     this.peer = peer;
+    this.upgrade = isWebSocketUpgrade(request);
   }
 
   /** A view of {@code request} received from {@code peer} (may be null when unknown). */
@@ -120,7 +127,17 @@ public final class NettyRequestView implements RequestView {
 
   @Override
   public boolean websocketUpgrade() {
-    return isWebSocketUpgrade(request);
+    return upgrade;
+  }
+
+  /** Resolved once per resolver: the limiter, the connection caps and the keys share it. */
+  @Override
+  public ClientAddress clientAddress(ClientAddressResolver resolver) {
+    if (resolver != resolvedBy) {
+      clientAddress = resolver.resolve(peer, this::headers);
+      resolvedBy = resolver;
+    }
+    return clientAddress;
   }
 
   /** True for a {@code GET} carrying {@code Upgrade: websocket} and {@code Connection: upgrade}. */

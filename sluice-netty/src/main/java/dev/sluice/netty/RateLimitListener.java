@@ -34,7 +34,7 @@ public interface RateLimitListener {
    * rule's {@code OnStoreError}. Called for every failure; by default it is logged with its
    * stack trace at most once per rule per minute.
    */
-  default void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {
+  default void decisionFailed(String kind, List<Rule> rules, Throwable error) {
     FailureLog.SHARED.failed(kind, rules, error);
   }
 

@@ -59,7 +59,7 @@ class HttpRateLimitFailureTest {
     }
 
     @Override
-    public void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {
+    public void decisionFailed(String kind, List<Rule> rules, Throwable error) {
       events.add("failed " + FailureLog.names(rules) + " " + error.getClass().getSimpleName());
     }
 

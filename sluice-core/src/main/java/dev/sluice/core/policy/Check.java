@@ -5,6 +5,8 @@ import dev.sluice.core.Identity;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What a {@link Policy} selected for one request: the rules to check, who is calling and at what
@@ -60,6 +62,12 @@ public final class Check {
   /** Runs this check on {@code limiter}; exempt checks and checks without rules always pass. */
   public Decision apply(RateLimiter limiter) {
     return rules.isEmpty() ? Decision.unlimited() : limiter.check(rules, identity, cost);
+  }
+
+  /** {@link #apply} without waiting on a remote store; see {@link RateLimiter#checkAsync}. */
+  public CompletionStage<Decision> applyAsync(RateLimiter limiter) {
+    return rules.isEmpty() ? CompletableFuture.completedFuture(Decision.unlimited())
+        : limiter.checkAsync(rules, identity, cost);
   }
 
   @Override

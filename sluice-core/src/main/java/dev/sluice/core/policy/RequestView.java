@@ -1,5 +1,7 @@
 package dev.sluice.core.policy;
 
+import dev.sluice.core.address.ClientAddress;
+import dev.sluice.core.address.ClientAddressResolver;
 import java.util.List;
 
 /**
@@ -28,4 +30,12 @@ public interface RequestView {
 
   /** True for a WebSocket upgrade request. */
   boolean websocketUpgrade();
+
+  /**
+   * The client's address under {@code resolver}: by default resolved on each call; a view that
+   * several handlers share should resolve it once and remember it.
+   */
+  default ClientAddress clientAddress(ClientAddressResolver resolver) {
+    return resolver.resolve(peer(), this::headers);
+  }
 }

@@ -52,7 +52,7 @@ public final class Source {
   Object read(RequestView request, ClientAddressResolver resolver) {
     switch (kind) {
       case CLIENT_ADDRESS:
-        return resolver.resolve(request.peer(), request::headers);
+        return request.clientAddress(resolver);
       case HEADER:
         List<String> values = request.headers(name);
         return values.isEmpty() ? null : values.get(0);

@@ -167,7 +167,7 @@ public final class Metrics implements GatewayEvents {
    * rule per minute (a broken rule fails every request it sees).
    */
   @Override
-  public void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {
+  public void decisionFailed(String kind, List<Rule> rules, Throwable error) {
     List<String> names = new ArrayList<>(rules.size());
     boolean due = false;
     for (Rule rule : rules) {

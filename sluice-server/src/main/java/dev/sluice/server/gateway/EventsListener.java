@@ -25,7 +25,7 @@ final class EventsListener implements RateLimitListener {
   }
 
   @Override
-  public void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {
+  public void decisionFailed(String kind, List<Rule> rules, Throwable error) {
     events.decisionFailed(kind, rules, error);
   }
 

@@ -25,7 +25,7 @@ public interface GatewayEvents {
    * Checking {@code rules} threw (a bug, never a limit); each rule's onStoreError answered the
    * request. Called for every failure: throttle any logging.
    */
-  default void decisionFailed(String kind, List<Rule> rules, RuntimeException error) {}
+  default void decisionFailed(String kind, List<Rule> rules, Throwable error) {}
 
   /**
    * The upstream failed an exchange: {@code status} 502 (could not connect, closed, invalid

@@ -1,5 +1,6 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.netty.ReadGate;
 import dev.sluice.netty.NettyRequestView;
 import dev.sluice.netty.WebSockets;
 import io.netty.bootstrap.Bootstrap;

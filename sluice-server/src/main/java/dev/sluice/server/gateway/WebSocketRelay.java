@@ -1,5 +1,6 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.netty.ReadGate;
 import dev.sluice.netty.WebSockets;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;

@@ -122,7 +122,7 @@ final class Fixtures {
 
     @Override
     public void decisionFailed(String kind, List<dev.sluice.core.Rule> rules,
-        RuntimeException error) {
+        Throwable error) {
       failures.add(kind + " " + rules.stream().map(dev.sluice.core.Rule::name).toList() + " "
           + error.getClass().getSimpleName());
     }

@@ -1,31 +1,37 @@
-package dev.sluice.server.gateway;
+package dev.sluice.netty;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 
 /**
  * Reasons to stop reading from a client, each its own bit: the channel reads again only when no
- * handler wants it paused, so one handler resuming cannot undo another's backpressure. Event loop
- * only.
+ * handler wants it paused, so one handler resuming cannot undo another's backpressure or wait.
+ * Call on the channel's event loop only.
  */
-final class ReadGate {
+public final class ReadGate {
 
   /** A pipelined request waits for the response of the one before it. */
-  static final int PIPELINE = 1;
+  public static final int PIPELINE = 1;
   /** The upstream connection is not writable, or is being opened. */
-  static final int UPSTREAM = 2;
+  public static final int UPSTREAM = 2;
+  /** The rate-limit decision of a request waits for a remote store. */
+  public static final int LIMIT = 4;
+  /** A WebSocket lease or message decision waits for a remote store. */
+  public static final int GUARD = 8;
 
   private static final AttributeKey<int[]> KEY = AttributeKey.valueOf("sluice.readGate");
 
   private ReadGate() {}
 
-  static void pause(Channel ch, int reason) {
+  /** Stops reading from {@code ch} for {@code reason}. */
+  public static void pause(Channel ch, int reason) {
     int[] bits = bits(ch);
     bits[0] |= reason;
     ch.config().setAutoRead(false);
   }
 
-  static void resume(Channel ch, int reason) {
+  /** Withdraws {@code reason}; reading resumes when no reason is left. */
+  public static void resume(Channel ch, int reason) {
     int[] bits = bits(ch);
     int before = bits[0];
     bits[0] &= ~reason;
@@ -35,7 +41,7 @@ final class ReadGate {
     }
   }
 
-  static boolean paused(Channel ch, int reason) {
+  public static boolean paused(Channel ch, int reason) {
     return (bits(ch)[0] & reason) != 0;
   }
 

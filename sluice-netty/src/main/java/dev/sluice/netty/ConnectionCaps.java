@@ -2,56 +2,56 @@ package dev.sluice.netty;
 
 import dev.sluice.core.ConcurrencyLimit;
 import dev.sluice.core.Identity;
-import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.Lease;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.policy.Source;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The connection caps of {@link WebSocketGuardHandler} at the upgrade: one lease per client
- * address (or from the shared bucket of unresolvable addresses) and one per session token.
+ * address (or from the shared bucket of unresolvable addresses), then one per session token.
+ * Asynchronous, so a remote store never holds the event loop; with the in-memory store the stage
+ * is complete on return.
  */
 final class ConnectionCaps {
 
   private ConnectionCaps() {}
 
   /** The leases of every applicable cap, or null (holding nothing) when one is full. */
-  static List<Lease> acquire(RateLimiter limiter, WebSocketGuardSettings s,
+  static CompletionStage<List<Lease>> acquire(RateLimiter limiter, WebSocketGuardSettings s,
       NettyRequestView view) {
-    List<Lease> taken = new ArrayList<>(2);
     ClientAddress ip = view.clientAddress(s.policy().clientAddress());
     boolean known = ip.known();
-    if (!take(limiter, taken, known ? s.perIp() : s.unknown(),
-        known ? Identity.ip(ip) : Identity.empty())) {
-      return null;
-    }
+    ConcurrencyLimit first = known ? s.perIp() : s.unknown();
+    Identity who = known ? Identity.ip(ip) : Identity.empty();
     Source source = s.sessionSource();
-    if (s.perSession() != null && source != null) {
-      String token = read(source, view);
-      if (token != null && !token.isBlank()
-          && !take(limiter, taken, s.perSession(), Identity.empty().with("session", token))) {
-        return null;
-      }
-    }
-    return taken;
+    String token = s.perSession() == null || source == null ? null : read(source, view);
+    ConcurrencyLimit second = token == null || token.isBlank() ? null : s.perSession();
+    List<Lease> taken = new ArrayList<>(2);
+    return take(limiter, taken, first, who).thenCompose(ok -> !ok ? refused(taken)
+        : take(limiter, taken, second, Identity.empty().with("session", token))
+            .thenCompose(ok2 -> ok2 ? CompletableFuture.completedFuture(taken) : refused(taken)));
   }
 
-  private static boolean take(RateLimiter limiter, List<Lease> taken, ConcurrencyLimit cap,
-      Identity who) {
+  private static CompletionStage<Boolean> take(RateLimiter limiter, List<Lease> taken,
+      ConcurrencyLimit cap, Identity who) {
     if (cap == null) {
-      return true;
+      return CompletableFuture.completedFuture(true);
     }
-    Optional<Lease> lease = limiter.acquire(cap, who);
-    if (lease.isPresent()) {
-      taken.add(lease.get());
-      return true;
-    }
+    return limiter.acquireAsync(cap, who).thenApply((Optional<Lease> lease) -> {
+      lease.ifPresent(taken::add);
+      return lease.isPresent();
+    });
+  }
+
+  private static CompletionStage<List<Lease>> refused(List<Lease> taken) {
     taken.forEach(Lease::close);
-    taken.clear();
-    return false;
+    return CompletableFuture.completedFuture(null);
   }
 
   private static String read(Source source, NettyRequestView view) {

@@ -172,7 +172,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       String kind, Check check, Throwable e) {
     List<Rule> rules = check == null ? List.of() : check.rules();
     listener.decisionFailed(kind, rules, e);
-    apply(ctx, request, s, check, rules.isEmpty() ? null : Decision.failed(rules));
+    apply(ctx, request, s, kind, check, rules.isEmpty() ? null : Decision.failed(rules));
   }
 
   private void decided(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
@@ -180,12 +180,12 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     if (decision != null) {
       report(kind, check, decision);
     }
-    apply(ctx, request, s, check, decision);
+    apply(ctx, request, s, kind, check, decision);
   }
 
   /** Forwards an allowed request, answers a refused one. */
   private void apply(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
-      Check check, Decision decision) {
+      String kind, Check check, Decision decision) {
     ctx.channel().attr(DECISION).set(decision);
     if (decision == null || decision.allowed()) {
       pending.add(headersFor(decision, check, s));
@@ -194,7 +194,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     }
     discarding = !(request instanceof LastHttpContent);
     ReferenceCountUtil.release(request);
-    if (NettyRequestView.isWebSocketUpgrade(request) && !s.refuseWebSocketBeforeUpgrade()) {
+    if (kind.equals(RateLimitListener.WS_CONNECT) && !s.refuseWebSocketBeforeUpgrade()) {
       refuseUpgrade(ctx, request, decision);
       return;
     }

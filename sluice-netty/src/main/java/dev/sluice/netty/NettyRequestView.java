@@ -46,9 +46,15 @@ public final class NettyRequestView implements RequestView {
     return new NettyRequestView(request, peerText(peer));
   }
 
+  /** The peer's address as text, without an IPv6 zone ({@code %eth0}); null when unknown. */
   static String peerText(SocketAddress peer) {
     if (peer instanceof InetSocketAddress inet) {
-      return inet.getAddress() == null ? null : inet.getAddress().getHostAddress();
+      if (inet.getAddress() == null) {
+        return null;
+      }
+      String text = inet.getAddress().getHostAddress();
+      int zone = text.indexOf('%');
+      return zone < 0 ? text : text.substring(0, zone);
     }
     return peer == null ? null : peer.toString();
   }

@@ -26,10 +26,9 @@ import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -51,6 +50,10 @@ import java.util.function.Supplier;
  *       the close frame even while it keeps sending.
  * </ul>
  *
+ * <p>With a remote store nothing waits on the event loop: leases and action decisions are asked
+ * for asynchronously, reads pause ({@link ReadGate#GUARD}) and later messages are held in order
+ * until the answer is in. Settings come from the request's {@link Exchange} when one was begun.
+ *
  * <p>The size cap here counts fragments; the frame decoder's {@code maxFramePayloadLength} must be
  * set to the same cap so that no single frame is buffered beyond it, and its
  * {@code closeOnProtocolViolation} to false so that this handler closes. One instance per channel.
@@ -66,17 +69,17 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
   private Phase phase = Phase.HTTP;
   private WebSocketGuardSettings s;
-  private List<Lease> leases = List.of();
-  private ScheduledFuture<?> renewal;
+  private final HeldLeases leases = new HeldLeases();
   private Identity identity = Identity.empty();
   private MessageFloodBucket flood;
   private long messageBytes;
   private int fragments;
   private boolean dropping;
   private boolean discardingHttp;
-  private long[] strikeTimes;
-  private int strikeCount;
+  private Strikes strikes;
   private int closeCode = -1;
+  private final Backlog backlog = new Backlog(ReadGate.GUARD);
+  private boolean closed;
 
   public WebSocketGuardHandler(RateLimiter limiter, Supplier<WebSocketGuardSettings> settings,
       Ticker ticker, RateLimitListener listener) {
@@ -88,6 +91,14 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (backlog.waiting()) {
+      backlog.hold(msg);
+      return;
+    }
+    handle(ctx, msg);
+  }
+
+  private void handle(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof WebSocketFrame frame) {
       if (phase == Phase.OPEN) {
         onFrame(ctx, frame);
@@ -101,7 +112,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     if (msg instanceof HttpRequest request) {
       discardingHttp = false;
       if (phase == Phase.HTTP && !request.decoderResult().isFailure()
-          && NettyRequestView.isWebSocketUpgrade(request)) {
+          && Exchange.ofOrBegin(ctx.channel(), request).view().websocketUpgrade()) {
         onUpgrade(ctx, request);
         return;
       }
@@ -116,16 +127,39 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   }
 
   private void onUpgrade(ChannelHandlerContext ctx, HttpRequest request) {
-    s = settings.get();
-    NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
-    List<Lease> acquired = ConnectionCaps.acquire(limiter, s, view);
+    Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
+    s = exchange.ws() != null ? exchange.ws() : settings.get();
+    NettyRequestView view = exchange.view();
+    CompletableFuture<List<Lease>> leased =
+        ConnectionCaps.acquire(limiter, s, view).toCompletableFuture();
+    if (leased.isDone()) {
+      upgrade(ctx, request, view, leased.getNow(null));
+      return;
+    }
+    backlog.startWaiting(ctx.channel());
+    leased.whenComplete((acquired, e) -> ctx.executor().execute(() -> {
+      if (closed) {
+        if (acquired != null) {
+          acquired.forEach(Lease::close);
+        }
+        ReferenceCountUtil.release(request);
+        return;
+      }
+      upgrade(ctx, request, view, acquired);
+      backlog.stopWaiting(ctx.channel(), msg -> handle(ctx, msg));
+    }));
+  }
+
+  /** Lets the upgrade through holding {@code acquired}, or refuses it when a cap was full (null). */
+  private void upgrade(ChannelHandlerContext ctx, HttpRequest request, NettyRequestView view,
+      List<Lease> acquired) {
     if (acquired == null) {
       discardingHttp = !(request instanceof LastHttpContent);
       ReferenceCountUtil.release(request);
       refuseConnection(ctx, request);
       return;
     }
-    leases = acquired;
+    leases.hold(acquired);
     try {
       identity = s.policy().identify(view, s.actionRuleList());
     } catch (RuntimeException e) {
@@ -133,7 +167,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     }
     flood = s.floodPerSecond() > 0 ? new MessageFloodBucket(s.floodBurst(), s.floodPerSecond())
         : null;
-    strikeTimes = s.strikes() > 0 ? new long[s.strikes()] : null;
+    strikes = s.strikes() > 0 ? new Strikes(s.strikes(), s.strikeWindowNanos()) : null;
     phase = Phase.UPGRADING;
     ctx.fireChannelRead(request);
   }
@@ -208,38 +242,64 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       return;
     }
     if (first && frame instanceof TextWebSocketFrame text && s.actionField() != null
-        && !s.actionRules().isEmpty() && !checkAction(ctx, text)) {
-      dropping = !frame.isFinalFragment();
-      frame.release();
+        && !s.actionRules().isEmpty()) {
+      checkAction(ctx, text);
       return;
     }
     ctx.fireChannelRead(frame);
   }
 
-  /** Checks the action of a text message; false when refused (the client has been told). */
-  private boolean checkAction(ChannelHandlerContext ctx, TextWebSocketFrame frame) {
+  /**
+   * Checks the action of a text message: an allowed one goes on, a refused one is dropped and the
+   * client told. With a remote store the later frames wait behind the decision, so messages keep
+   * their order.
+   */
+  private void checkAction(ChannelHandlerContext ctx, TextWebSocketFrame frame) {
     String action = ActionField.read(frame.text(), s.actionField());
-    if (action == null) {
-      return true;
-    }
-    Rule rule = s.ruleFor(action);
+    Rule rule = action == null ? null : s.ruleFor(action);
     if (rule == null) {
-      return true;
+      ctx.fireChannelRead(frame);
+      return;
     }
     Identity who = identity.with("event", action);
-    Decision d = limiter.check(List.of(rule), who, 1);
+    if (limiter.store().isLocal()) {
+      actionDecided(ctx, frame, action, rule, who, limiter.check(rule, who));
+      return;
+    }
+    CompletableFuture<Decision> decision =
+        limiter.checkAsync(List.of(rule), who, 1).toCompletableFuture();
+    if (decision.isDone()) {
+      actionDecided(ctx, frame, action, rule, who, decision.join());
+      return;
+    }
+    backlog.startWaiting(ctx.channel());
+    decision.whenComplete((d, e) -> ctx.executor().execute(() -> {
+      if (closed || phase != Phase.OPEN) {
+        frame.release();
+        return;
+      }
+      actionDecided(ctx, frame, action, rule, who,
+          e != null ? Decision.failed(List.of(rule)) : d);
+      backlog.stopWaiting(ctx.channel(), msg -> handle(ctx, msg));
+    }));
+  }
+
+  private void actionDecided(ChannelHandlerContext ctx, TextWebSocketFrame frame, String action,
+      Rule rule, Identity who, Decision d) {
     listener.decision(RateLimitListener.WS_ACTION, d);
     if (d.banApplied()) {
       listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyFor(who));
     }
     if (d.allowed()) {
-      return true;
+      ctx.fireChannelRead(frame);
+      return;
     }
+    dropping = !frame.isFinalFragment();
+    frame.release();
     ctx.writeAndFlush(new TextWebSocketFrame(actionRefusal(action, d)));
-    if (strike()) {
+    if (strikes != null && strikes.strike(ticker.read())) {
       close(ctx, WebSockets.POLICY_VIOLATION, "too many refused messages");
     }
-    return false;
   }
 
   /** The message sent to a client whose action was refused. */
@@ -253,22 +313,6 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
           .append(",\"maxScore\":").append(Responses.number(decision.maxScore()));
     }
     return sb.append('}').toString();
-  }
-
-  /** Records a refusal; true when the strikes within the window reach the limit. */
-  private boolean strike() {
-    if (strikeTimes == null) {
-      return false;
-    }
-    long now = ticker.read();
-    int n = strikeTimes.length;
-    strikeTimes[strikeCount % n] = now;
-    strikeCount++;
-    if (strikeCount < n) {
-      return false;
-    }
-    long oldest = strikeTimes[strikeCount % n];
-    return now - oldest <= s.strikeWindowNanos();
   }
 
   /**
@@ -305,25 +349,16 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       if (code == 101) {
         phase = Phase.OPEN;
         listener.webSocketOpened();
-        scheduleRenewal(ctx);
+        leases.renewEvery(ctx.executor(),
+            s.perIp() != null ? s.perIp().leaseTtl().toMillis() : 120_000);
       } else if (code >= 200) {
-        releaseLeases();
+        leases.release();
         phase = Phase.HTTP;
       }
     } else if (msg instanceof CloseWebSocketFrame close && closeCode < 0) {
       closeCode = close.statusCode() < 0 ? 1005 : close.statusCode();
     }
     ctx.write(msg, promise);
-  }
-
-  private void scheduleRenewal(ChannelHandlerContext ctx) {
-    if (leases.isEmpty()) {
-      return;
-    }
-    long ttl = Math.max(s.perIp() != null ? s.perIp().leaseTtl().toMillis() : 120_000, 3_000);
-    long every = ttl / 3;
-    renewal = ctx.executor().scheduleAtFixedRate(() -> leases.forEach(Lease::renew), every, every,
-        TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -355,7 +390,9 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    releaseLeases();
+    closed = true;
+    backlog.discard();
+    leases.release();
     if (phase == Phase.OPEN || phase == Phase.CLOSING) {
       listener.webSocketClosed(closeCode < 0 ? 1006 : closeCode);
     }
@@ -365,18 +402,8 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
-    releaseLeases();
-  }
-
-  private void releaseLeases() {
-    if (renewal != null) {
-      renewal.cancel(false);
-      renewal = null;
-    }
-    if (!leases.isEmpty()) {
-      List<Lease> held = leases;
-      leases = List.of();
-      held.forEach(Lease::close);
-    }
+    closed = true;
+    backlog.discard();
+    leases.release();
   }
 }

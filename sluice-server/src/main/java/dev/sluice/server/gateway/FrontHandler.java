@@ -1,5 +1,6 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.netty.Exchange;
 import dev.sluice.netty.ReadGate;
 import dev.sluice.netty.WebSockets;
 import io.netty.channel.ChannelDuplexHandler;
@@ -143,6 +144,8 @@ final class FrontHandler extends ChannelDuplexHandler {
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
     cancelHeadTimer();
     snapshot = snapshots.get();
+    // Every later handler reads this exchange's settings from here: one snapshot per request.
+    Exchange.begin(ctx.channel(), request, snapshot.http, snapshot.ws, snapshot);
     current = request;
     inFlight = true;
     requestDone = false;

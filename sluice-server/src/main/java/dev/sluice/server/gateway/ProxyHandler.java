@@ -1,6 +1,7 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.netty.ReadGate;
+import dev.sluice.netty.Exchange;
 import dev.sluice.netty.NettyRequestView;
 import dev.sluice.netty.WebSockets;
 import io.netty.bootstrap.Bootstrap;
@@ -90,8 +91,11 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (msg instanceof HttpRequest request) {
-      snap = snapshots.get();
-      if (NettyRequestView.isWebSocketUpgrade(request)) {
+      Exchange exchange = Exchange.of(client, request);
+      snap = exchange != null && exchange.attachment() instanceof Snapshot pinned ? pinned
+          : snapshots.get();
+      if (exchange != null ? exchange.view().websocketUpgrade()
+          : NettyRequestView.isWebSocketUpgrade(request)) {
         relay = new WebSocketRelay(ctx, request, upstream, snap, events);
         ReferenceCountUtil.release(request);
         relay.start();

@@ -21,22 +21,16 @@ interface GatewayStarter {
   }
 
   Running start(InetSocketAddress listen, URI upstream, Supplier<ServerConfig> config,
-      RateLimiter limiter, GatewayEvents events) throws Exception;
+      RateLimiter limiter, GatewayEvents events, int ioThreads) throws Exception;
 
   /**
-   * I/O threads with a remote store. A decision waits for its Redis round trip on the I/O thread
-   * (bounded by the store's deadline), so more threads keep one slow answer from holding up the
-   * other connections of its thread; with the in-memory store Netty's default (twice the cores)
-   * is right.
+   * The Netty gateway of {@code dev.sluice.server.gateway}. Its handlers never wait for a store
+   * on an I/O thread, so Netty's default thread count (twice the cores) suits Redis as well.
    */
-  int REMOTE_STORE_THREADS = Math.max(16, 4 * Runtime.getRuntime().availableProcessors());
-
-  /** The Netty gateway of {@code dev.sluice.server.gateway}. */
   static GatewayStarter netty() {
-    return (listen, upstream, config, limiter, events) -> {
-      boolean remote = !"memory".equals(config.get().store().uri());
+    return (listen, upstream, config, limiter, events, ioThreads) -> {
       Gateway gateway = Gateway.builder().listen(listen).upstream(upstream).config(config)
-          .limiter(limiter).events(events).threads(remote ? REMOTE_STORE_THREADS : 0).start();
+          .limiter(limiter).events(events).threads(ioThreads).start();
       return new Running() {
         @Override
         public int port() {

@@ -33,7 +33,7 @@ public final class Main {
 
   static final String USAGE_TEXT = String.join("\n",
       "Usage: sluice [serve] [--config FILE] [--listen HOST:PORT] [--upstream URL]",
-      "                      [--admin HOST:PORT|off] [--store URI]",
+      "                      [--admin HOST:PORT|off] [--store URI] [--io-threads N]",
       "       sluice check [--config FILE]",
       "       sluice --help | --version",
       "",
@@ -51,6 +51,8 @@ public final class Main {
       "                       (default 127.0.0.1:9090; 'off' for none)",
       "  --store URI          memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
       "                       redis-cluster://H1:P1,H2:P2; also SLUICE_STORE",
+      "  --io-threads N       the gateway's I/O threads (default: twice the cores; no store",
+      "                       ever holds one, so more are not needed for Redis)",
       "",
       "Environment (read by the embedded default policy; files read what they name as ${VAR}):",
       "  LIMIT_CONNECT_BURST, LIMIT_CONNECT_RATE     WebSocket connects: 120 burst, 240/min",
@@ -162,7 +164,7 @@ public final class Main {
   static ServeOptions parseServe(List<String> args, Map<String, String> env)
       throws UsageException {
     Map<String, String> o = options(args,
-        List.of("--config", "--listen", "--upstream", "--admin", "--store"));
+        List.of("--config", "--listen", "--upstream", "--admin", "--store", "--io-threads"));
     ServeOptions d = ServeOptions.defaults();
     Path config = o.containsKey("--config") ? Path.of(o.get("--config")) : null;
     InetSocketAddress listen = o.containsKey("--listen")
@@ -189,7 +191,20 @@ public final class Main {
             + "\" (expected: " + e.getMessage() + ")");
       }
     }
-    return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1));
+    int ioThreads = 0;
+    if (o.containsKey("--io-threads")) {
+      String n = o.get("--io-threads");
+      try {
+        ioThreads = Integer.parseInt(n);
+      } catch (NumberFormatException e) {
+        ioThreads = -1;
+      }
+      if (ioThreads < 1 || ioThreads > 1024) {
+        throw new UsageException("--io-threads : \"" + n + "\" (expected: 1..1024)");
+      }
+    }
+    return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
+        ioThreads);
   }
 
   static Path parseCheck(List<String> args) throws UsageException {

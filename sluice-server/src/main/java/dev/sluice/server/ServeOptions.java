@@ -14,14 +14,16 @@ import java.time.Duration;
  * @param admin the admin listener's address, or null for none
  * @param store the store URI from {@code --store} or {@code SLUICE_STORE}, or null for the file's
  * @param watchInterval how often the policy file is checked for changes
+ * @param ioThreads the gateway's I/O threads, or 0 for Netty's default (twice the cores)
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
-    InetSocketAddress admin, String store, Duration watchInterval) {
+    InetSocketAddress admin, String store, Duration watchInterval, int ioThreads) {
 
   public static final InetSocketAddress DEFAULT_LISTEN = new InetSocketAddress("0.0.0.0", 8080);
   public static final InetSocketAddress DEFAULT_ADMIN = new InetSocketAddress("127.0.0.1", 9090);
 
   public static ServeOptions defaults() {
-    return new ServeOptions(null, DEFAULT_LISTEN, null, DEFAULT_ADMIN, null, Duration.ofSeconds(1));
+    return new ServeOptions(null, DEFAULT_LISTEN, null, DEFAULT_ADMIN, null, Duration.ofSeconds(1),
+        0);
   }
 }

@@ -97,7 +97,8 @@ public final class SluiceServer implements AutoCloseable {
     Runnable hangup = null;
     try {
       gateway = listen("--listen", options.listen(),
-          () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics));
+          () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
+              options.ioThreads()));
       reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log);
       PolicyReloader r = reloader;
       if (options.admin() != null) {

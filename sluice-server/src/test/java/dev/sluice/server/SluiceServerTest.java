@@ -43,7 +43,7 @@ class SluiceServerTest {
   boolean gatewayClosed;
   SluiceServer server;
 
-  final GatewayStarter fake = (listen, upstream, cfg, lim, ev) -> {
+  final GatewayStarter fake = (listen, upstream, cfg, lim, ev, threads) -> {
     config = cfg;
     limiter = lim;
     events = ev;
@@ -91,7 +91,7 @@ class SluiceServerTest {
   SluiceServer start(Path config, String store, Map<String, String> env, Duration watch)
       throws Exception {
     ServeOptions o = new ServeOptions(config, new InetSocketAddress("127.0.0.1", 0), null,
-        new InetSocketAddress("127.0.0.1", 0), store, watch);
+        new InetSocketAddress("127.0.0.1", 0), store, watch, 0);
     server = SluiceServer.start(o, env, log, fake);
     return server;
   }
@@ -204,7 +204,7 @@ class SluiceServerTest {
     Path p = dir.resolve("p.yaml");
     write(p, POLICY);
     ServeOptions o = new ServeOptions(p, new InetSocketAddress("127.0.0.1", 0), null, null, null,
-        Duration.ofHours(1));
+        Duration.ofHours(1), 0);
     server = SluiceServer.start(o, Map.of(), log, fake);
     org.junit.jupiter.api.Assumptions.assumeTrue(log().contains("and on SIGHUP"),
         "this JVM cannot deliver SIGHUP");

@@ -122,7 +122,11 @@ class MainTest {
         "sluice: unknown command 'launch' (expected: serve or check)\n\nUsage:");
     assertThat(run(Map.of(), "serve", "--port", "8080").err()).startsWith(
         "sluice: unknown option '--port' (expected: one of --config, --listen, --upstream, "
-            + "--admin, --store)");
+            + "--admin, --store, --io-threads)");
+    assertThat(run(Map.of(), "serve", "--io-threads", "0").err()).startsWith(
+        "sluice: --io-threads : \"0\" (expected: 1..1024)");
+    assertThat(run(Map.of(), "serve", "--io-threads", "many").err()).startsWith(
+        "sluice: --io-threads : \"many\" (expected: 1..1024)");
     assertThat(run(Map.of(), "serve", "--listen").err()).startsWith(
         "sluice: --listen needs a value");
     assertThat(run(Map.of(), "serve", "--listen", "localhost:99999").err()).startsWith(

@@ -28,22 +28,23 @@ public final class NettyRequestView implements RequestView {
   static final int MAX_QUERY_PARAMS = 64;
 
   private final HttpRequest request;
-  private final String peer;
+  private final SocketAddress remote;
+  private String peer;
   private final boolean upgrade;
   private QueryStringDecoder query;
   private List<Cookie> cookies;
   private ClientAddressResolver resolvedBy;
   private ClientAddress clientAddress;
 
-  private NettyRequestView(HttpRequest request, String peer) {
+  private NettyRequestView(HttpRequest request, SocketAddress remote) {
     this.request = request;
-    this.peer = peer;
+    this.remote = remote;
     this.upgrade = isWebSocketUpgrade(request);
   }
 
   /** A view of {@code request} received from {@code peer} (may be null when unknown). */
   public static NettyRequestView of(HttpRequest request, SocketAddress peer) {
-    return new NettyRequestView(request, peerText(peer));
+    return new NettyRequestView(request, peer);
   }
 
   /** The peer's address as text, without an IPv6 zone ({@code %eth0}); null when unknown. */
@@ -126,8 +127,12 @@ public final class NettyRequestView implements RequestView {
     return query;
   }
 
+  /** The peer's address as text, formatted on first use (forwarding headers, logs). */
   @Override
   public String peer() {
+    if (peer == null && remote != null) {
+      peer = peerText(remote);
+    }
     return peer;
   }
 
@@ -140,7 +145,9 @@ public final class NettyRequestView implements RequestView {
   @Override
   public ClientAddress clientAddress(ClientAddressResolver resolver) {
     if (resolver != resolvedBy) {
-      clientAddress = resolver.resolve(peer, this::headers);
+      clientAddress = remote instanceof InetSocketAddress inet && inet.getAddress() != null
+          ? resolver.resolvePeer(inet.getAddress(), this::headers)
+          : resolver.resolve(peer(), this::headers);
       resolvedBy = resolver;
     }
     return clientAddress;
@@ -155,6 +162,6 @@ public final class NettyRequestView implements RequestView {
 
   @Override
   public String toString() {
-    return "NettyRequestView{" + request.method() + " " + request.uri() + " from " + peer + "}";
+    return "NettyRequestView{" + request.method() + " " + request.uri() + " from " + peer() + "}";
   }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.core.address;
 
 import dev.sluice.core.internal.Checks;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -116,7 +117,26 @@ public final class ClientAddressResolver {
    */
   public ClientAddress resolve(String peer, Function<String, List<String>> headers) {
     try {
-      byte[] peerAddr = parsePeer(peer);
+      return resolve(parsePeer(peer), headers);
+    } catch (RuntimeException e) {
+      return unknown;
+    }
+  }
+
+  /**
+   * The same for a socket peer given as an address, as a server holds it: no text is formatted
+   * or parsed.
+   */
+  public ClientAddress resolvePeer(InetAddress peer, Function<String, List<String>> headers) {
+    try {
+      return resolve(peer == null ? null : InetLiteral.foldMapped(peer.getAddress()), headers);
+    } catch (RuntimeException e) {
+      return unknown;
+    }
+  }
+
+  private ClientAddress resolve(byte[] peerAddr, Function<String, List<String>> headers) {
+    try {
       if (trustedHops == 0 && trustedProxies.length == 0) {
         warnIfForwarded(headers);
         return key(peerAddr);

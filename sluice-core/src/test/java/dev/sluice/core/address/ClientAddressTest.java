@@ -69,4 +69,22 @@ class ClientAddressTest {
     assertThat(bracketed).hasSize(16);
     assertThat(ClientAddressResolver.forwardedFor("for=192.0.2.60:4711", 0, 19)).hasSize(4);
   }
+
+  @Test
+  void resolvingASocketAddress_equalsResolvingItsText() throws Exception {
+    ClientAddressResolver direct = ClientAddressResolver.direct();
+    ClientAddressResolver hop = ClientAddressResolver.builder().trustedHops(1).build();
+    ClientAddressResolver cidr = ClientAddressResolver.builder()
+        .trustedProxies(java.util.List.of("10.0.0.0/8")).build();
+    java.util.function.Function<String, java.util.List<String>> xff =
+        name -> name.equals("X-Forwarded-For") ? java.util.List.of("203.0.113.9") : null;
+    for (String text : new String[] {"203.0.113.7", "10.1.2.3", "2001:db8:1:2::17", "::1",
+        "::ffff:192.0.2.1"}) {
+      java.net.InetAddress a = java.net.InetAddress.getByName(text);
+      for (ClientAddressResolver r : new ClientAddressResolver[] {direct, hop, cidr}) {
+        assertThat(r.resolvePeer(a, xff)).as("%s %s", text, r).isEqualTo(r.resolve(text, xff));
+      }
+    }
+    assertThat(direct.resolvePeer(null, xff)).isEqualTo(ClientAddress.unknown("unknown"));
+  }
 }

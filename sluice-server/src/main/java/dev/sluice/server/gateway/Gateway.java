@@ -16,7 +16,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.Objects;
@@ -29,7 +28,7 @@ import java.util.function.Supplier;
  *
  * <pre>
  * HttpServerCodec (header and request-line caps)
- *   -&gt; IdleStateHandler -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
+ *   -&gt; IdleTimeout -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
  *   -&gt; HttpRateLimitHandler (429 and limit headers) -&gt; WebSocketGuardHandler (caps, frames)
  *   -&gt; ProxyHandler (streams to the upstream; WebSockets relayed end to end)
  * </pre>
@@ -208,7 +207,7 @@ public final class Gateway implements AutoCloseable {
                         .setMaxInitialLineLength(g.maxInitialLineBytes())
                         .setMaxHeaderSize(g.maxHeaderBytes())
                         .setMaxChunkSize(64 * 1024)))
-                    .addLast("idle", new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
+                    .addLast("idle", new IdleTimeout(idle))
                     .addLast("front", new FrontHandler(snapshots, ev))
                     .addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http,
                         listener))

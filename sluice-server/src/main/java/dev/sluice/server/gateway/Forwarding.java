@@ -1,8 +1,11 @@
 package dev.sluice.server.gateway;
 
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -90,5 +93,29 @@ final class Forwarding {
   /** An RFC 7239 node: IPv6 quoted and bracketed ({@code "[2001:db8::1]"}). */
   static String node(String ip) {
     return ip.indexOf(':') >= 0 ? "\"[" + ip + "]\"" : ip;
+  }
+
+  /** The request target in origin form, as an upstream expects it. */
+  static String originForm(String uri) {
+    if (uri.startsWith("/")) {
+      return uri;
+    }
+    int scheme = uri.indexOf("://");
+    if (scheme > 0) {
+      int slash = uri.indexOf('/', scheme + 3);
+      return slash < 0 ? "/" : uri.substring(slash);
+    }
+    return uri.equals("*") ? uri : "/" + uri;
+  }
+
+  /** The client socket's address as text, without an IPv6 zone. */
+  static String peerIp(Channel ch) {
+    if (ch.remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null) {
+      InetAddress a = inet.getAddress();
+      String text = a.getHostAddress();
+      int zone = text.indexOf('%');
+      return zone < 0 ? text : text.substring(0, zone);
+    }
+    return null;
   }
 }

@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -62,9 +61,8 @@ final class FrontHandler extends ChannelDuplexHandler {
   /** Whether this handler holds the channel's {@link ReadGate#PIPELINE} pause. */
   private boolean pipelinePaused;
   private long bodyBytes;
-  private ScheduledFuture<?> headTimer;
-  private boolean headArmed;
-  private long headDeadline;
+  /** The head timeout, armed while a connection owes the next request head. */
+  private Deadline head;
 
   FrontHandler(Snapshot.Source snapshots, GatewayEvents events) {
     this.snapshots = snapshots;
@@ -332,46 +330,35 @@ final class FrontHandler extends ChannelDuplexHandler {
     ctx.fireUserEventTriggered(evt);
   }
 
-  /**
-   * Arms the head timeout. One task per connection re-schedules itself, so a busy keep-alive
-   * connection costs a field write per request rather than a timer insert and cancel.
-   */
+  /** Arms the head timeout: the next request head must arrive within the handshake timeout. */
   private void armHeadTimer(ChannelHandlerContext ctx) {
     Snapshot s = snapshot != null ? snapshot : snapshots.get();
     long nanos = s.gateway.handshakeTimeout().toNanos();
-    if (nanos <= 0) {
-      headArmed = false;
-      return;
+    if (head == null) {
+      head = new Deadline(ctx.executor(), () -> headTimeout(ctx));
     }
-    headArmed = true;
-    headDeadline = System.nanoTime() + nanos;
-    if (headTimer == null) {
-      headTimer = ctx.executor().schedule(() -> headTimeout(ctx), nanos, TimeUnit.NANOSECONDS);
+    if (nanos > 0) {
+      head.arm(nanos);
+    } else {
+      head.disarm();
     }
   }
 
   private void headTimeout(ChannelHandlerContext ctx) {
-    headTimer = null;
-    if (!headArmed || inFlight || upgraded || !ctx.channel().isActive()) {
-      return;
+    if (!inFlight && !upgraded && ctx.channel().isActive()) {
+      ctx.close();
     }
-    long left = headDeadline - System.nanoTime();
-    if (left > 0) {
-      headTimer = ctx.executor().schedule(() -> headTimeout(ctx), left, TimeUnit.NANOSECONDS);
-      return;
-    }
-    ctx.close();
   }
 
   private void cancelHeadTimer() {
-    headArmed = false;
+    if (head != null) {
+      head.disarm();
+    }
   }
 
   private void stopHeadTimer() {
-    headArmed = false;
-    if (headTimer != null) {
-      headTimer.cancel(false);
-      headTimer = null;
+    if (head != null) {
+      head.stop();
     }
   }
 

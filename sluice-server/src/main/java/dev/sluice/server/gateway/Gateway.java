@@ -190,6 +190,7 @@ public final class Gateway implements AutoCloseable {
           target = demo.uri();
         }
         Upstream up = Upstream.of(target);
+        UpstreamPool pool = new UpstreamPool(up);
         RateLimitListener listener = new EventsListener(events);
         GatewayEvents ev = events;
         RateLimiter lim = limiter;
@@ -213,7 +214,7 @@ public final class Gateway implements AutoCloseable {
                         listener))
                     .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws,
                         tick, listener))
-                    .addLast("proxy", new ProxyHandler(up, snapshots, ev));
+                    .addLast("proxy", new ProxyHandler(up, pool, snapshots, ev));
               }
             })
             .bind(listen).sync().channel();

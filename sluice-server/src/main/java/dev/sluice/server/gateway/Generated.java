@@ -81,4 +81,26 @@ final class Generated {
     }
     sb.append('"');
   }
+
+  /** A failure as the log tells it: what went wrong, without Netty's repeated address. */
+  static String reason(Throwable t) {
+    if (t == null) {
+      return "unknown error";
+    }
+    String m = t.getMessage();
+    if (m == null) {
+      return t.getClass().getSimpleName();
+    }
+    // Netty's messages repeat the address, and the native transport prefixes the system call:
+    // "finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:3000". Keep
+    // the part that says what went wrong.
+    int syscall = m.indexOf("failed with error(");
+    int end = syscall < 0 ? -1 : m.indexOf("): ", syscall);
+    if (end > 0) {
+      m = m.substring(end + 3);
+    }
+    int colon = m.indexOf(": ");
+    String head = colon > 0 ? m.substring(0, colon) : m;
+    return head.toLowerCase(java.util.Locale.ROOT);
+  }
 }

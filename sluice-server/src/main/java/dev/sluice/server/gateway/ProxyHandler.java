@@ -4,19 +4,14 @@ import dev.sluice.netty.ReadGate;
 import dev.sluice.netty.Exchange;
 import dev.sluice.netty.NettyRequestView;
 import dev.sluice.netty.WebSockets;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
@@ -27,11 +22,9 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The last handler of a client connection: forwards each request to the upstream and relays the
@@ -42,15 +35,18 @@ import java.util.concurrent.TimeUnit;
  * <p>Backpressure: a client that reads slowly stops reads from the upstream, and an upstream that
  * reads slowly stops reads from the client.
  */
-final class ProxyHandler extends ChannelInboundHandlerAdapter {
+final class ProxyHandler extends ChannelInboundHandlerAdapter implements UpstreamPool.Owner {
 
   private final Upstream upstream;
+  private final UpstreamPool pool;
   private final Snapshot.Source snapshots;
   private final GatewayEvents events;
 
   private ChannelHandlerContext ctx;
   private Channel client;
   private Snapshot snap;
+  /** The client's address text for the forwarding headers, from the exchange. */
+  private String peer;
 
   private Channel up;
   private boolean connecting;
@@ -64,16 +60,15 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   private boolean upKeepAlive;
   private boolean relayingInterim;
   private boolean dropRest;
-  private ScheduledFuture<?> responseTimer;
-  private long responseTimerAt;
-  /** The upstream connection whose response is awaited, or null. */
-  private Channel awaiting;
-  private long responseDeadline;
+  /** The upstream response timeout, armed once a request is sent. */
+  private Deadline responseDeadline;
 
   private WebSocketRelay relay;
 
-  ProxyHandler(Upstream upstream, Snapshot.Source snapshots, GatewayEvents events) {
+  ProxyHandler(Upstream upstream, UpstreamPool pool, Snapshot.Source snapshots,
+      GatewayEvents events) {
     this.upstream = upstream;
+    this.pool = pool;
     this.snapshots = snapshots;
     this.events = events;
   }
@@ -82,6 +77,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.client = ctx.channel();
+    this.responseDeadline = new Deadline(ctx.executor(), this::responseTimeout);
   }
 
   @Override
@@ -94,6 +90,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       Exchange exchange = Exchange.of(client, request);
       snap = exchange != null && exchange.attachment() instanceof Snapshot pinned ? pinned
           : snapshots.get();
+      peer = exchange != null ? exchange.view().peer() : Forwarding.peerIp(client);
       if (exchange != null ? exchange.view().websocketUpgrade()
           : NettyRequestView.isWebSocketUpgrade(request)) {
         relay = new WebSocketRelay(ctx, request, upstream, snap, events);
@@ -133,36 +130,14 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     dropRest = false;
     HttpHeaders h = request.headers();
     Forwarding.stripHopByHop(h);
-    Forwarding.forward(h, peerIp(client), upstream.authority);
+    Forwarding.forward(h, peer, upstream.authority);
     HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
-        originForm(request.uri()), h);
+        Forwarding.originForm(request.uri()), h);
     send(out);
     if (request instanceof LastHttpContent last) {
       send(new DefaultLastHttpContent(last.content().retain(), last.trailingHeaders()));
       ReferenceCountUtil.release(request);
     }
-  }
-
-  static String originForm(String uri) {
-    if (uri.startsWith("/")) {
-      return uri;
-    }
-    int scheme = uri.indexOf("://");
-    if (scheme > 0) {
-      int slash = uri.indexOf('/', scheme + 3);
-      return slash < 0 ? "/" : uri.substring(slash);
-    }
-    return uri.equals("*") ? uri : "/" + uri;
-  }
-
-  static String peerIp(Channel ch) {
-    if (ch.remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null) {
-      InetAddress a = inet.getAddress();
-      String text = a.getHostAddress();
-      int zone = text.indexOf('%');
-      return zone < 0 ? text : text.substring(0, zone);
-    }
-    return null;
   }
 
   private void send(Object msg) {
@@ -179,7 +154,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
   private void writeUp(Object msg) {
     boolean last = msg instanceof LastHttpContent;
     // A head is always followed by content (at least an empty last part): flush once, with it.
-    // A void promise: a failed write goes to UpstreamHttp.exceptionCaught, which closes.
+    // A void promise: a failed write reaches the upstream handler's exceptionCaught (close).
     if (msg instanceof HttpContent) {
       up.writeAndFlush(msg, up.voidPromise());
     } else {
@@ -193,29 +168,19 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private Bootstrap bootstrap(ChannelInitializer<SocketChannel> init) {
-    return bootstrap(client, snap, init);
-  }
-
-  static Bootstrap bootstrap(Channel client, Snapshot snap, ChannelInitializer<SocketChannel> init) {
-    long connectMillis = Math.max(1, snap.gateway.upstreamConnectTimeout().toMillis());
-    return new Bootstrap().group(client.eventLoop()).channel(Transport.socketChannel())
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectMillis))
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(init);
-  }
-
   private void connect() {
+    Channel idle = pool.take(client.eventLoop(), this);
+    if (idle != null) {
+      up = idle;
+      Object m;
+      while ((m = queued.poll()) != null) {
+        writeUp(m);
+      }
+      return;
+    }
     connecting = true;
     ReadGate.pause(client, ReadGate.UPSTREAM);
-    ChannelFuture f = bootstrap(new ChannelInitializer<>() {
-      @Override
-      protected void initChannel(SocketChannel ch) {
-        ch.pipeline().addLast(new HttpClientCodec(8192, 64 * 1024, 64 * 1024),
-            new UpstreamHttp());
-      }
-    }).connect(upstream.host, upstream.port);
-    f.addListener((ChannelFutureListener) done -> {
+    pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
       connecting = false;
       if (!client.isActive()) {
         done.channel().close();
@@ -225,7 +190,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       if (!done.isSuccess()) {
         releaseQueued();
         ReadGate.resume(client, ReadGate.UPSTREAM);
-        badGateway(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + reason(done.cause()));
+        badGateway(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + Generated.reason(done.cause()));
         return;
       }
       up = done.channel();
@@ -237,27 +202,6 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     });
   }
 
-  static String reason(Throwable t) {
-    if (t == null) {
-      return "unknown error";
-    }
-    String m = t.getMessage();
-    if (m == null) {
-      return t.getClass().getSimpleName();
-    }
-    // Netty's messages repeat the address, and the native transport prefixes the system call:
-    // "finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:3000". Keep
-    // the part that says what went wrong.
-    int syscall = m.indexOf("failed with error(");
-    int end = syscall < 0 ? -1 : m.indexOf("): ", syscall);
-    if (end > 0) {
-      m = m.substring(end + 3);
-    }
-    int colon = m.indexOf(": ");
-    String head = colon > 0 ? m.substring(0, colon) : m;
-    return head.toLowerCase(java.util.Locale.ROOT);
-  }
-
   private void releaseQueued() {
     Object m;
     while ((m = queued.poll()) != null) {
@@ -265,62 +209,19 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /**
-   * Arms the upstream response timeout. One task per connection re-schedules itself while a
-   * response is awaited, so a busy keep-alive connection costs two field writes per request
-   * rather than a timer insert and cancel.
-   */
   private void startResponseTimer() {
     long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
-    if (nanos <= 0) {
-      awaiting = null;
-      return;
-    }
-    awaiting = up;
-    responseDeadline = System.nanoTime() + nanos;
-    if (responseTimer != null && responseTimerAt - responseDeadline > 0) {
-      // A reload shortened the timeout: the pending check would come too late.
-      responseTimer.cancel(false);
-      responseTimer = null;
-    }
-    if (responseTimer == null) {
-      scheduleResponseCheck(nanos);
+    if (nanos > 0) {
+      responseDeadline.arm(nanos);
+    } else {
+      responseDeadline.disarm();
     }
   }
 
-  private void scheduleResponseCheck(long nanos) {
-    responseTimerAt = System.nanoTime() + nanos;
-    responseTimer = client.eventLoop().schedule(this::responseCheck, nanos, TimeUnit.NANOSECONDS);
-  }
-
-  private void responseCheck() {
-    responseTimer = null;
-    Channel expected = awaiting;
-    if (expected == null) {
-      return;
-    }
-    long left = responseDeadline - System.nanoTime();
-    if (left > 0) {
-      scheduleResponseCheck(left);
-      return;
-    }
-    awaiting = null;
-    if (exchangeActive && !headReceived && up == expected) {
+  private void responseTimeout() {
+    if (exchangeActive && !headReceived && up != null) {
       badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
           + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
-    }
-  }
-
-  /** No response is awaited any more; the check task, if pending, finds nothing to do. */
-  private void cancelResponseTimer() {
-    awaiting = null;
-  }
-
-  private void stopResponseTimer() {
-    awaiting = null;
-    if (responseTimer != null) {
-      responseTimer.cancel(false);
-      responseTimer = null;
     }
   }
 
@@ -329,7 +230,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
    * learns no more than the status: the upstream's address and the cause are for the log.
    */
   private void badGateway(HttpResponseStatus status, String cause) {
-    cancelResponseTimer();
+    responseDeadline.disarm();
     if (up != null) {
       Channel u = up;
       up = null;
@@ -361,7 +262,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    cancelResponseTimer();
+    this.responseDeadline.disarm();
     headReceived = true;
     upKeepAlive = HttpUtil.isKeepAlive(response);
     Forwarding.stripHopByHop(response.headers());
@@ -414,55 +315,46 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Reads an upstream HTTP connection. */
-  private final class UpstreamHttp extends ChannelInboundHandlerAdapter {
-    @Override
-    public void channelRead(ChannelHandlerContext uctx, Object msg) {
-      if (uctx.channel() != up || !exchangeActive) {
+  @Override
+  public void upstreamRead(Channel u, Object msg) {
+    if (u != up || !exchangeActive) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg instanceof HttpResponse r) {
+      if (r.decoderResult().isFailure()) {
         ReferenceCountUtil.release(msg);
+        badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: "
+            + Generated.reason(r.decoderResult().cause()));
         return;
       }
-      if (msg instanceof HttpResponse response) {
-        if (response.decoderResult().isFailure()) {
-          ReferenceCountUtil.release(msg);
-          badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: "
-              + reason(response.decoderResult().cause()));
-          return;
-        }
-        responseHead(response);
-      }
-      if (msg instanceof HttpContent content) {
-        responseContent(content);
-      }
+      responseHead(r);
     }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext uctx) {
-      if (uctx.channel() == up && up.isWritable()) {
-        ReadGate.resume(client, ReadGate.UPSTREAM);
-      }
-      uctx.fireChannelWritabilityChanged();
+    if (msg instanceof HttpContent content) {
+      responseContent(content);
     }
+  }
 
-    @Override
-    public void channelInactive(ChannelHandlerContext uctx) {
-      if (uctx.channel() != up) {
-        return;
-      }
-      up = null;
+  @Override
+  public void upstreamWritable(Channel u) {
+    if (u == up && up.isWritable()) {
       ReadGate.resume(client, ReadGate.UPSTREAM);
-      if (exchangeActive) {
-        if (headReceived) {
-          client.close();
-        } else {
-          badGateway(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
-        }
-      }
     }
+  }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext uctx, Throwable cause) {
-      uctx.close();
+  @Override
+  public void upstreamClosed(Channel u) {
+    if (u != up) {
+      return;
+    }
+    up = null;
+    ReadGate.resume(client, ReadGate.UPSTREAM);
+    if (exchangeActive) {
+      if (headReceived) {
+        client.close();
+      } else {
+        badGateway(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
+      }
     }
   }
 
@@ -478,10 +370,15 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    stopResponseTimer();
+    responseDeadline.stop();
     releaseQueued();
     if (up != null) {
-      up.close();
+      // A connection with no exchange in flight serves the next client on this loop.
+      if (!exchangeActive && upKeepAlive && !connecting) {
+        pool.giveBack(up);
+      } else {
+        up.close();
+      }
       up = null;
     }
     if (relay != null) {

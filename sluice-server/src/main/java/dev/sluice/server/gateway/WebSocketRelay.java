@@ -74,7 +74,7 @@ final class WebSocketRelay {
     ReadGate.pause(client, ReadGate.UPSTREAM);
     URI uri;
     try {
-      uri = new URI("ws://" + upstream.authority + ProxyHandler.originForm(request.uri()));
+      uri = new URI("ws://" + upstream.authority + Forwarding.originForm(request.uri()));
     } catch (java.net.URISyntaxException e) {
       fail(HttpResponseStatus.BAD_REQUEST, "bad request", "the request target is not a valid URI");
       return;
@@ -86,12 +86,12 @@ final class WebSocketRelay {
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL);
     h.remove(HttpHeaderNames.CONTENT_LENGTH);
-    Forwarding.forward(h, ProxyHandler.peerIp(client), upstream.authority);
+    Forwarding.forward(h, Forwarding.peerIp(client), upstream.authority);
     h.remove(HttpHeaderNames.HOST);
     handshaker = WebSocketClientHandshakerFactory.newHandshaker(uri, WebSocketVersion.V13,
         request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL), false, h,
         UPSTREAM_MAX_FRAME);
-    ProxyHandler.bootstrap(client, snap, new ChannelInitializer<SocketChannel>() {
+    UpstreamPool.bootstrap(client.eventLoop(), snap, new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {
         ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024),
@@ -104,7 +104,7 @@ final class WebSocketRelay {
       }
       if (!f.isSuccess()) {
         fail(HttpResponseStatus.BAD_GATEWAY, "bad gateway", "could not connect to the upstream "
-            + upstream.authority + ": " + ProxyHandler.reason(f.cause()));
+            + upstream.authority + ": " + Generated.reason(f.cause()));
         return;
       }
       ws = f.channel();

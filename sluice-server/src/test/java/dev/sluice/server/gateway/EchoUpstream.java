@@ -33,6 +33,7 @@ final class EchoUpstream implements AutoCloseable {
       sb.append("method=").append(exchange.getRequestMethod()).append('\n');
       sb.append("uri=").append(exchange.getRequestURI()).append('\n');
       sb.append("bodyBytes=").append(body.length).append('\n');
+      sb.append("peerPort=").append(exchange.getRemoteAddress().getPort()).append('\n');
       Map<String, List<String>> sorted = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
       sorted.putAll(exchange.getRequestHeaders());
       sorted.forEach((k, v) -> sb.append(k.toLowerCase()).append(": ").append(String.join(" | ", v)).append('\n'));

@@ -74,6 +74,34 @@ class GatewayProxyIntegrationTests {
         .contains("forwarded: for=127.0.0.1;proto=http\n");
   }
 
+  /** The upstream port a request arrived from: which upstream connection carried it. */
+  private static String upstreamPort(String response) {
+    int at = response.indexOf("peerPort=");
+    return response.substring(at + 9, response.indexOf('\n', at));
+  }
+
+  private String oneRequestOnItsOwnConnection() throws Exception {
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+      String r = c.readResponse();
+      assertThat(RawHttp.status(r)).isEqualTo(200);
+      assertThat(c.closedByServer()).isTrue();
+      return upstreamPort(r);
+    }
+  }
+
+  @Test
+  void upstreamConnections_outliveTheirClient_andServeTheNextOneOnTheSameLoop() throws Exception {
+    startWithEcho(Fixtures.config(Fixtures.seed000()));
+    // Two I/O threads take new connections in turn: the first and third share a loop.
+    String first = oneRequestOnItsOwnConnection();
+    String second = oneRequestOnItsOwnConnection();
+    String third = oneRequestOnItsOwnConnection();
+    assertThat(third).as("the first client's upstream connection, from its loop's pool")
+        .isEqualTo(first);
+    assertThat(second).isNotEqualTo(first);
+  }
+
   @Test
   void forwardedNode_quotesAndBracketsIpv6() {
     assertThat(Forwarding.node("2001:db8::1")).isEqualTo("\"[2001:db8::1]\"");

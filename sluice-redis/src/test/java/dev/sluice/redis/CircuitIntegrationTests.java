@@ -150,6 +150,7 @@ class CircuitIntegrationTests {
           && System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(5)) {
         assertThat(limiter.check(GUARDED, Identity.ip("10.0.0.1")).allowed()).isFalse();
       }
+      System.out.printf("killed: circuit opened %d ms after the kill%n", millisUntilOpened(killed));
       assertThat(millisUntilOpened(killed)).as("ms from kill until the circuit opened")
           .isLessThan(WINDOW_MS);
     }
@@ -178,6 +179,8 @@ class CircuitIntegrationTests {
         }
         pool.shutdown();
         // the first timeouts come one deadline after the stop; then within the window
+        System.out.printf("sigstopped: circuit opened %d ms after SIGSTOP%n",
+            millisUntilOpened(stopped));
         assertThat(millisUntilOpened(stopped)).as("ms from SIGSTOP until the circuit opened")
             .isLessThan(WINDOW_MS + 50 + 150);
       } finally {
@@ -208,8 +211,10 @@ class CircuitIntegrationTests {
       redis.kill();
       keepCallingUntilReopened(limiter);
       redis.restart();
-      assertThat(FailureIntegrationTests.recoveryMillis(limiter))
-          .as("ms from Redis answering PING until decisions are served").isLessThan(1000);
+      long ms = FailureIntegrationTests.recoveryMillis(limiter);
+      System.out.printf("killed and restarted: served %d ms after Redis answered%n", ms);
+      assertThat(ms).as("ms from Redis answering PING until decisions are served")
+          .isLessThan(1000);
     }
   }
 
@@ -224,8 +229,9 @@ class CircuitIntegrationTests {
       } finally {
         redis.resume();
       }
-      assertThat(FailureIntegrationTests.recoveryMillis(limiter))
-          .as("ms from SIGCONT until decisions are served").isLessThan(1000);
+      long ms = FailureIntegrationTests.recoveryMillis(limiter);
+      System.out.printf("sigstopped and resumed: served %d ms after SIGCONT%n", ms);
+      assertThat(ms).as("ms from SIGCONT until decisions are served").isLessThan(1000);
     }
   }
 

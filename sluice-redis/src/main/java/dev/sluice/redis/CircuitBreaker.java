@@ -14,22 +14,23 @@ import java.util.concurrent.atomic.LongAdder;
  * for.
  *
  * <p>Why not "N consecutive failures", nor a window of the last N calls: a stall of the client
- * (a GC pause, an I/O thread starved of CPU) times out every call in flight at once. On a
- * 2-vCPU VM running other builds (load average 11), 256 callers against a healthy Redis saw
- * 46 timeouts among 100 consecutive calls; five in a row opened the old circuit for a full
- * second (a cold 64-thread burst: 2,404 of 2,560 decisions degraded). A stall fails at most the
- * calls in flight, once; a dead Redis fails every call, all the time. So the window is a time:
- * the last second, in ten 100 ms buckets. At 20,000 calls/s a stall that times out all 256 in
- * flight is 256 / 20,000 = 1.3 % of the window; no judgement is made below 100 calls in it.
+ * (a GC pause, the I/O thread starved of CPU) times out every call in flight at once, then
+ * passes. On a 2-vCPU VM running other builds, 256 callers against a healthy Redis saw 46
+ * timeouts among 100 consecutive calls; five in a row opened the old circuit for a full second
+ * (a cold 64-thread burst: 2,404 of 2,560 decisions degraded). A stall fails at most the calls
+ * in flight, once; a dead Redis fails every call, all the time. So the window is a time, the
+ * last 2 s in ten 200 ms buckets: at 20,000 calls/s, 256 timeouts are 0.6 % of it. A window is
+ * judged only once it has seen a full window of traffic, so the first burst of a cold client
+ * (or of a freshly closed circuit) is never a verdict, and never below 100 calls.
  *
- * <p>With the defaults ({@link RedisStore.Circuit}): it opens when half the last second's calls
- * (and at least 100) failed. A killed Redis refuses connections, so calls fail in microseconds
- * and it opens within milliseconds; a SIGSTOPped one times every call out at the 50 ms
- * deadline, and with 16 callers after 2,000 calls/s it opens within the second, as the
- * successes age out. Open, calls fail at once for 500 ms; then 3 calls go through as probes,
- * and it closes unless 2 of them fail. A reconnect ends the open time early, so a restarted
- * Redis is used again one reconnect (at most 500 ms) after it answers, a resumed one within
- * 500 ms plus a probe.
+ * <p>With the defaults ({@link RedisStore.Circuit}): it opens when half of the last 2 s of calls
+ * (at least 100) failed. A killed Redis refuses connections, so calls fail at once and soon
+ * outnumber the window's successes: measured, it opened 0.8 s after the kill. A SIGSTOPped one
+ * times every call out at the 50 ms deadline, so 16 callers fail 320 calls a second while the
+ * window's successes age out: 1.8 s. Open, calls fail at once for 500 ms; then 3 calls go
+ * through as probes, and it closes unless 2 of them fail. A reconnect ends the open time early,
+ * so a restarted Redis is used again one reconnect (at most 500 ms) after it answers, a resumed
+ * one within 500 ms plus a probe.
  *
  * <p>Hot path: a closed circuit costs one volatile read to admit a call and, per outcome, one
  * atomic add to the current bucket (calls, failures and slow calls packed in one long); the

@@ -94,7 +94,7 @@ class CircuitBreakerTest {
    * the whole window.
    */
   @Test
-  void issue7_coldStart_theFirstSecondIsNotJudged_aStallThenPasses() {
+  void issue7_coldStart_theFirstWindowIsNotJudged_aStallThenPasses() {
     stall(256);
     calls(50, "fail");
     calls(600, "ok");

@@ -22,7 +22,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code --version}.
  *
  * <p>Exit codes: 0 success; 1 the server could not start (a port in use, a store that cannot be
- * opened, Redis refusing the credentials); 2 the policy is invalid; 64 the command line is wrong (sysexits' EX_USAGE).
+ * opened, Redis refusing the credentials); 2 the policy is invalid; 64 the command line is wrong
+ * (sysexits' EX_USAGE).
  */
 public final class Main {
 

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
 public final class AdminServer implements AutoCloseable {
 
   /** What the listener serves, for its index page and the start-up log. */
-  public static final List<String> ENDPOINTS = List.of("/healthz", "/livez", "/readyz", "/metrics", "/v1/policy");
+  public static final List<String> ENDPOINTS =
+      List.of("/healthz", "/livez", "/readyz", "/metrics", "/v1/policy");
 
   private final HttpServer server;
   private final ExecutorService executor;

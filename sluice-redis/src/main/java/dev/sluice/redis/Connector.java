@@ -29,7 +29,7 @@ import java.util.function.Function;
  * authenticated, the scripts loaded on every master, and the decision path warmed by 2,048
  * calls (64 at a time, at cost 0: nothing is stored). Why warm: a cold client answers its
  * first burst late. On a 2-vCPU VM a cold burst of 64 threads x 40 decisions took 421-660 ms
- * with 0-64 of them degraded; warmed, 64-276 ms with none, for about 100 ms more at start.
+ * with 0-64 of them degraded; warmed, 64-276 ms with none, for 100-300 ms more at start.
  *
  * <p>Until ready, attempts repeat in the background (50 ms doubling to 1 s). Logs: one line
  * when attempts start failing (an ERROR naming NOAUTH or WRONGPASS when Redis refuses the

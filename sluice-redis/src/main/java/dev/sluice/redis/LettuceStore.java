@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.core.Cooldown;
 import dev.sluice.core.Identity;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
@@ -9,25 +10,8 @@ import dev.sluice.core.StoreException;
 import dev.sluice.core.Ticker;
 import dev.sluice.core.Verdict;
 import dev.sluice.core.Verdicts;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,30 +19,30 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
-/** The {@link Store} behind {@link RedisStore}; see there for the design. */
+/**
+ * The {@link Store} behind {@link RedisStore}; see there for the design. The connection is the
+ * {@link Connector}'s, the scripts the {@link Library}'s; each call here goes through the
+ * {@link CircuitBreaker}, the in-flight bound and the deadline.
+ */
 final class LettuceStore implements Store {
 
   private static final System.Logger LOG = System.getLogger(RedisStore.class.getName());
-  private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(2);
   private static final int VERDICT_WIDTH = 6;
+  private static final Rule WARM_UP = Rule.builder("sluice-warm-up")
+      .limit(Limit.tokenBucket("b", 1, 1, Duration.ofSeconds(1))).build();
 
   private final Endpoint endpoint;
   private final String prefix;
   private final long deadlineNanos;
   private final CircuitBreaker breaker;
-  private final int failureThreshold;
   private final Store fallback;
   private final RefusalCache refusals;
   private final Semaphore inFlight;
@@ -66,136 +50,72 @@ final class LettuceStore implements Store {
   private final Ticker ticker;
   private final LongSupplier pinned;
   private final RuleCodec codec = new RuleCodec();
-
-  private final ClientResources resources;
-  private final AbstractRedisClient client;
-  private final ScheduledExecutorService connector;
-  private volatile Conn conn;
-  private volatile boolean closed;
-  private boolean warnedUnreachable;
-
-  // Redis 7 functions (see Scripts): READY once the library is loaded on the server (every
-  // master of a cluster); until then, after a FUNCTION FLUSH, and forever on a server without
-  // FUNCTION (UNSUPPORTED), calls go through EVALSHA.
-  private static final int LIBRARY_MISSING = 0;
-  private static final int LIBRARY_READY = 1;
-  private static final int LIBRARY_UNSUPPORTED = 2;
-  private static final long LIBRARY_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-  private final boolean useFunctions;
-  private volatile int library = LIBRARY_MISSING;
-  private final AtomicBoolean loadingLibrary = new AtomicBoolean();
-  private volatile long nextLibraryLoad;
-
-  private record Conn(RedisClusterAsyncCommands<String, String> cmd,
-      StatefulConnection<String, String> raw) {}
+  private final String warmId = Long.toHexString(ThreadLocalRandom.current().nextLong());
+  private final Events events;
+  private final Library library;
+  private final Connector connector;
+  private volatile long openedAt;
 
   LettuceStore(RedisStore.Builder b) {
     this.endpoint = b.endpoint;
     this.prefix = b.keyPrefix;
     this.deadlineNanos = b.deadlineNanos;
     this.ticker = b.ticker;
-    this.breaker = new CircuitBreaker(b.failureThreshold, b.openNanos, b.ticker);
-    this.failureThreshold = b.failureThreshold;
+    this.events = new Events(b.listener);
+    this.breaker = new CircuitBreaker(b.circuit, b.deadlineNanos, b.ticker, this::circuitMoved);
     this.fallback = b.fallback;
     this.refusals = b.refusalCacheSize > 0 && b.pinnedMicros == null
         ? new RefusalCache(b.refusalCacheSize) : null;
     this.maxInFlight = b.maxInFlight;
     this.inFlight = new Semaphore(b.maxInFlight);
     this.pinned = b.pinnedMicros;
-    this.useFunctions = b.functions;
-
-    this.resources = ClientResources.builder()
-        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2,
-            TimeUnit.MILLISECONDS))
-        .build();
-    SocketOptions socket = SocketOptions.builder().connectTimeout(Duration.ofSeconds(1))
-        .keepAlive(true).build();
-    Duration deadline = Duration.ofNanos(deadlineNanos);
-    for (RedisURI uri : endpoint.uris()) {
-      uri.setTimeout(HANDSHAKE_TIMEOUT);
-    }
-    if (endpoint.cluster()) {
-      RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
-      cluster.setOptions(ClusterClientOptions.builder()
-          .autoReconnect(true)
-          // Node connections open lazily on first use, so commands must wait for them; the
-          // command timeout (the deadline) and the request queue bound what waits.
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.DEFAULT)
-          .requestQueueSize(b.maxInFlight)
-          .timeoutOptions(TimeoutOptions.enabled(deadline))
-          .socketOptions(socket)
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(Duration.ofSeconds(5))
-              .enableAllAdaptiveRefreshTriggers()
-              .adaptiveRefreshTriggersTimeout(Duration.ofMillis(200))
-              .build())
-          .build());
-      this.client = cluster;
-    } else {
-      RedisClient standalone = RedisClient.create(resources);
-      standalone.setOptions(ClientOptions.builder()
-          .autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .requestQueueSize(b.maxInFlight)
-          .timeoutOptions(TimeoutOptions.enabled(deadline))
-          .socketOptions(socket)
-          .build());
-      this.client = standalone;
-    }
-    this.connector = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "sluice-redis-connect");
-      t.setDaemon(true);
-      return t;
-    });
-    connector.execute(() -> connect(50));
+    this.library = new Library(b.functions, b.ticker, endpoint);
+    this.connector = new Connector(b, library, events, this::warmUp,
+        () -> breaker.probeNow("the connection is back"));
   }
 
-  /** Connects, or logs once and retries in the background: the store starts without Redis. */
-  private void connect(long retryMillis) {
-    if (closed) {
-      return;
+  /**
+   * Logs an outage once: when the circuit opens from closed and when it closes again; the
+   * half-open probes and their reopenings in between are events only.
+   */
+  private void circuitMoved(CircuitBreaker.State from, CircuitBreaker.State to, String why) {
+    switch (to) {
+      case OPEN -> {
+        if (from == CircuitBreaker.State.CLOSED) {
+          openedAt = ticker.read();
+          LOG.log(System.Logger.Level.WARNING, "sluice-redis: circuit opened for {0}: {1}; "
+              + "calls fail fast (degraded) and probes resume them", endpoint, why);
+        }
+        events.emit(RedisStore.Event.CIRCUIT_OPENED, why);
+      }
+      case HALF_OPEN -> events.emit(RedisStore.Event.CIRCUIT_HALF_OPEN, why);
+      case CLOSED -> {
+        LOG.log(System.Logger.Level.INFO, "sluice-redis: circuit closed for {0} after {1} ms: "
+            + "{2}", endpoint, String.valueOf(TimeUnit.NANOSECONDS.toMillis(ticker.read()
+            - openedAt)), why);
+        events.emit(RedisStore.Event.CIRCUIT_CLOSED, why);
+      }
+      default -> throw new AssertionError(to);
     }
+  }
+
+  /** Waits for the store to be ready; see {@link RedisStore.Builder#awaitConnected}. */
+  void awaitReady(Duration wait) {
     try {
-      Conn c;
-      if (client instanceof RedisClusterClient cluster) {
-        StatefulRedisClusterConnection<String, String> sc = cluster.connect(StringCodec.UTF8);
-        c = new Conn(sc.async(), sc);
-      } else {
-        StatefulRedisConnection<String, String> sc =
-            ((RedisClient) client).connect(StringCodec.UTF8, endpoint.uris().get(0));
-        c = new Conn(sc.async(), sc);
-      }
-      if (closed) {
-        c.raw().close();
-        return;
-      }
-      try {
-        loadLibrary(c).get(HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (ExecutionException | TimeoutException e) {
-        // Calls use EVALSHA meanwhile; the next calls retry the load.
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      conn = c;
-      LOG.log(System.Logger.Level.INFO, "sluice-redis: connected to {0}", endpoint);
-    } catch (RuntimeException e) {
-      if (!warnedUnreachable) {
-        warnedUnreachable = true;
-        LOG.log(System.Logger.Level.WARNING, "sluice-redis: cannot reach {0} yet ({1}); "
-            + "decisions are degraded ({2}) until it answers; retrying in the background",
-            endpoint, e.getMessage(),
-            fallback != null ? "answered by the fallback store" : "each rule's onStoreError");
-      }
-      if (!closed) {
-        connector.schedule(() -> connect(Math.min(retryMillis * 2, 1000)), retryMillis,
-            TimeUnit.MILLISECONDS);
-      }
+      connector.awaitReady(wait);
+    } catch (StoreException e) {
+      close();
+      throw e;
     }
   }
 
   /** True once the first connection is up (tests wait on it). */
   boolean connected() {
-    return conn != null;
+    return connector.conn() != null;
+  }
+
+  CircuitBreaker breaker() {
+    return breaker;
   }
 
   int refusalCacheEntries() {
@@ -249,41 +169,44 @@ final class LettuceStore implements Store {
 
   /**
    * Runs {@code op} under the circuit, the in-flight bound and the deadline. Every failure is a
-   * {@link StoreException}; nothing waits past the deadline.
+   * {@link StoreException}; nothing waits past the deadline. The circuit hears the outcome from
+   * the call's completion, not from this wait, so it counts the same however a call is waited
+   * for (Lettuce's own timeout, the deadline, completes every call).
    */
-  private <T> T call(String what, Function<Conn, CompletableFuture<T>> op) {
-    Conn c = conn;
+  private <T> T call(String what, Function<Library.Conn, CompletableFuture<T>> op) {
+    Library.Conn c = connector.conn();
     if (c == null) {
       throw new StoreException("sluice-redis: " + what + ": not connected to " + endpoint
           + " yet");
     }
-    if (!breaker.allow()) {
+    long permit = breaker.tryAcquire();
+    if (permit == CircuitBreaker.REFUSED) {
       throw new StoreException("sluice-redis: " + what + ": circuit open for " + endpoint);
     }
     if (!inFlight.tryAcquire()) {
-      failed(null);
+      breaker.release(permit);
       throw new StoreException("sluice-redis: " + what + ": " + maxInFlight
           + " calls already waiting for " + endpoint);
     }
+    long start = ticker.read();
     CompletableFuture<T> f;
     try {
       f = op.apply(c);
     } catch (RuntimeException e) {
       inFlight.release();
-      failed(e);
+      breaker.record(permit, start, e);
       throw new StoreException("sluice-redis: " + what + ": " + e.getMessage(), e);
     }
-    f.whenComplete((r, e) -> inFlight.release());
+    f.whenComplete((r, e) -> {
+      inFlight.release();
+      breaker.record(permit, start, e == null ? null : Library.unwrap(e));
+    });
     try {
-      T result = f.get(deadlineNanos, TimeUnit.NANOSECONDS);
-      breaker.onSuccess();
-      return result;
+      return f.get(deadlineNanos, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      failed(e);
       throw new StoreException("sluice-redis: " + what + ": no answer from " + endpoint
           + " within " + Duration.ofNanos(deadlineNanos).toMillis() + " ms");
     } catch (ExecutionException e) {
-      failed(e.getCause());
       throw new StoreException("sluice-redis: " + what + ": " + e.getCause(), e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -291,107 +214,9 @@ final class LettuceStore implements Store {
     }
   }
 
-  private void failed(Throwable cause) {
-    if (breaker.onFailure()) {
-      LOG.log(System.Logger.Level.WARNING, "sluice-redis: circuit opened for {0} after {1} "
-          + "consecutive failures (last: {2}); calls fail fast and probes resume it",
-          endpoint, failureThreshold, cause);
-    }
-  }
-
-  /**
-   * Runs one entry point: FCALL when the library is loaded, else EVALSHA. A missing library
-   * (FUNCTION FLUSH, a restart without persistence, a new cluster node) or a missing script
-   * (SCRIPT FLUSH) costs that call one more round trip and is reloaded; callers never see it.
-   */
-  private <T> CompletableFuture<T> run(Conn c, Scripts.Script s, ScriptOutputType type,
+  private <T> CompletableFuture<T> run(Library.Conn c, Scripts.Script s, ScriptOutputType type,
       String[] keys, String[] args) {
-    if (library != LIBRARY_READY) {
-      if (library == LIBRARY_MISSING && useFunctions && ticker.read() - nextLibraryLoad >= 0) {
-        loadLibrary(c);
-      }
-      return evalsha(c, s, type, keys, args);
-    }
-    CompletableFuture<T> first = c.cmd().<T>fcall(s.function(), type, keys, args)
-        .toCompletableFuture();
-    return first.exceptionallyCompose(e -> {
-      Throwable cause = unwrap(e);
-      if (cause.getMessage() != null && cause.getMessage().contains("Function not found")) {
-        library = LIBRARY_MISSING;
-        loadLibrary(c);
-        return evalsha(c, s, type, keys, args);
-      }
-      return CompletableFuture.failedFuture(cause);
-    });
-  }
-
-  /** EVALSHA, falling back to EVAL (which also reloads the script) on NOSCRIPT. */
-  private static <T> CompletableFuture<T> evalsha(Conn c, Scripts.Script s,
-      ScriptOutputType type, String[] keys, String[] args) {
-    CompletableFuture<T> first = c.cmd().<T>evalsha(s.sha(), type, keys, args)
-        .toCompletableFuture();
-    return first.exceptionallyCompose(e -> {
-      Throwable cause = unwrap(e);
-      if (cause instanceof RedisNoScriptException
-          || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
-        return c.cmd().<T>eval(s.body(), type, keys, args).toCompletableFuture();
-      }
-      return CompletableFuture.failedFuture(cause);
-    });
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-  }
-
-  /**
-   * FUNCTION LOAD of the library (on every master of a cluster), one load at a time and at most
-   * one attempt per second. "Already exists" is success: the name is a digest of the code. A
-   * server that does not know FUNCTION (Redis 6 and older) is never asked again.
-   */
-  private CompletableFuture<Void> loadLibrary(Conn c) {
-    if (!useFunctions || library == LIBRARY_UNSUPPORTED || !loadingLibrary.compareAndSet(false,
-        true)) {
-      return CompletableFuture.completedFuture(null);
-    }
-    nextLibraryLoad = ticker.read() + LIBRARY_RETRY_NANOS;
-    List<CompletableFuture<String>> loads = new ArrayList<>();
-    try {
-      if (c.raw() instanceof StatefulRedisClusterConnection<String, String> sc) {
-        loads.addAll(Arrays.asList(sc.async().upstream().commands()
-            .functionLoad(Scripts.LIBRARY).futures()));
-      } else {
-        loads.add(c.cmd().functionLoad(Scripts.LIBRARY).toCompletableFuture());
-      }
-    } catch (RuntimeException e) {
-      loadingLibrary.set(false);
-      return CompletableFuture.failedFuture(e);
-    }
-    List<CompletableFuture<Boolean>> loaded = new ArrayList<>(loads.size());
-    for (CompletableFuture<String> f : loads) {
-      loaded.add(f.handle((ok, e) -> {
-        if (e == null) {
-          return true;
-        }
-        String m = String.valueOf(unwrap(e).getMessage());
-        if (m.contains("already exists")) {
-          return true;
-        }
-        if (m.contains("unknown command")) {
-          library = LIBRARY_UNSUPPORTED;
-          LOG.log(System.Logger.Level.INFO, "sluice-redis: {0} has no FUNCTION command "
-              + "(Redis < 7); using EVALSHA", endpoint);
-        }
-        return false;
-      }));
-    }
-    return CompletableFuture.allOf(loaded.toArray(CompletableFuture[]::new)).thenRun(() -> {
-      boolean all = !loaded.isEmpty() && loaded.stream().allMatch(CompletableFuture::join);
-      if (all) {
-        library = LIBRARY_READY;
-      }
-      loadingLibrary.set(false);
-    });
+    return library.run(c, s, type, keys, args);
   }
 
   // ---------------------------------------------------------------- evaluate
@@ -533,6 +358,10 @@ final class LettuceStore implements Store {
     String[] a = {clockArg(), Long.toString(cost), b.prefix(), b.cap(), b.interval()};
     long r = call("evaluate", c -> this.<Long>run(c, Scripts.BUCKET, ScriptOutputType.INTEGER,
         k, a));
+    return bucketVerdict(b, cost, r);
+  }
+
+  private static Verdict bucketVerdict(RuleCodec.Bucket b, long cost, long r) {
     long cap = b.capMicros();
     long interval = b.intervalMicros();
     if (r >= 0) {
@@ -542,6 +371,19 @@ final class LettuceStore implements Store {
     long retry = backlog + cost * interval - cap;
     return Verdict.refused(0, Math.max(0, Math.floorDiv(cap - backlog, interval)),
         backlog * 1000L, retry * 1000L, Double.NaN, false);
+  }
+
+  /**
+   * One token-bucket decision's client work on {@code c} (codec, key, script call, reply), at
+   * cost 0 on a key nobody uses: Redis finds nothing and stores nothing (bucket.lua deletes a
+   * fresh state). The {@link Connector} runs it before the store is ready.
+   */
+  private CompletableFuture<Verdict> warmUp(Library.Conn c) {
+    RuleCodec.Bucket b = codec.encode(WARM_UP).bucket();
+    String[] k = {ruleKey(WARM_UP.name() + ":" + warmId)};
+    String[] a = {clockArg(), "0", b.prefix(), b.cap(), b.interval()};
+    return library.<Long>run(c, Scripts.BUCKET, ScriptOutputType.INTEGER, k, a)
+        .thenApply(r -> bucketVerdict(b, 0, r));
   }
 
   /** Indices of the rules per hash slot; one group on a standalone server. */
@@ -715,12 +557,10 @@ final class LettuceStore implements Store {
     return call("size", c -> c.cmd().dbsize().toCompletableFuture());
   }
 
+  /** Stops connecting and closes the connection; quiet: closing is not a failure. */
   @Override
   public void close() {
-    closed = true;
-    connector.shutdownNow();
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    connector.close();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.function.LongSupplier;
  * Store store = RedisStore.builder()
  *     .uri("redis://localhost:6379")          // or rediss://, redis-cluster://h1:p1,h2:p2
  *     .deadline(Duration.ofMillis(50))
+ *     .awaitConnected(Duration.ofSeconds(5))  // build() returns once Redis answers
  *     .build();
  * RateLimiter limiter = RateLimiter.of(store);
  * }</pre>
@@ -35,8 +37,9 @@ import java.util.function.LongSupplier;
  * Each call has a deadline; past it, on a connection error, when the circuit is open or when too
  * many calls are pending, the store throws {@link dev.sluice.core.StoreException} (the rate
  * limiter applies each rule's on-store-error outcome and marks the decision degraded), or, with
- * a {@linkplain Builder#fallback fallback store}, answers from it. The store starts without Redis
- * and connects in the background.
+ * a {@linkplain Builder#fallback fallback store}, answers from it. The store connects in the
+ * background; {@link Builder#awaitConnected} makes {@code build()} wait for it, and a
+ * {@link Listener} hears when it is ready, loses Redis, or trips its circuit.
  */
 public final class RedisStore {
 
@@ -46,19 +49,49 @@ public final class RedisStore {
     return new Builder();
   }
 
+  /** What a {@link Listener} hears; the detail names the cause or the new state's reason. */
+  public enum Event {
+    /** Connected, scripts loaded and warmed: Redis answers decisions. Once per store. */
+    READY,
+    /** A connection attempt failed, at start or while reconnecting; the store keeps trying. */
+    CONNECT_FAILED,
+    /** Redis refused the credentials (NOAUTH, WRONGPASS): retrying will not help. */
+    AUTH_FAILED,
+    /** A connection that was up is gone; the store reconnects in the background. */
+    CONNECTION_LOST,
+    /** Every lost connection is back. */
+    CONNECTION_RESTORED,
+    /** The circuit opened: calls fail fast (degraded) until probes succeed. */
+    CIRCUIT_OPENED,
+    /** The circuit lets a few probe calls through. */
+    CIRCUIT_HALF_OPEN,
+    /** The probes answered: calls go to Redis again. */
+    CIRCUIT_CLOSED
+  }
+
+  /**
+   * Hears the store's events, on the store's own threads (sometimes an I/O thread): keep it
+   * short and never block. Nothing is built for events when no listener is set.
+   */
+  @FunctionalInterface
+  public interface Listener {
+    void on(Event event, String detail);
+  }
+
   /** Builds a Redis store; each setter validates its argument at once. */
   public static final class Builder {
     Endpoint endpoint = Endpoint.parse("redis://127.0.0.1:6379");
     String keyPrefix = "sluice:";
     long deadlineNanos = Duration.ofMillis(50).toNanos();
-    int failureThreshold = 5;
-    long openNanos = Duration.ofSeconds(1).toNanos();
+    Circuit circuit = Circuit.defaults();
     Store fallback;
     int refusalCacheSize = 10_000;
     int maxInFlight = 1024;
     Ticker ticker = Ticker.system();
     LongSupplier pinnedMicros;
     boolean functions = true;
+    Listener listener;
+    Duration awaitConnected = Duration.ZERO;
 
     private Builder() {}
 
@@ -76,8 +109,8 @@ public final class RedisStore {
     public Builder keyPrefix(String prefix) {
       if (prefix == null || prefix.length() > 64 || prefix.indexOf('{') >= 0
           || prefix.indexOf('}') >= 0) {
-        throw new IllegalArgumentException("keyPrefix : \"" + prefix
-            + "\" (expected: at most 64 characters, no '{' or '}')");
+        throw new InvalidValueException("keyPrefix", "\"" + prefix + "\"",
+            "at most 64 characters, no '{' or '}'");
       }
       this.keyPrefix = prefix;
       return this;
@@ -89,16 +122,12 @@ public final class RedisStore {
       return this;
     }
 
-    /**
-     * Opens the circuit after {@code failures} consecutive failures, for {@code openFor}
-     * (defaults 5 and 1 s); then single probes decide whether to close it.
-     */
-    public Builder circuitBreaker(int failures, Duration openFor) {
-      if (failures <= 0) {
-        throw new IllegalArgumentException("failures : " + failures + " (expected: > 0)");
+    /** When the circuit opens and how it closes again (default {@link Circuit#defaults()}). */
+    public Builder circuitBreaker(Circuit circuit) {
+      if (circuit == null) {
+        throw new InvalidValueException("circuitBreaker", "null", "a Circuit");
       }
-      this.failureThreshold = failures;
-      this.openNanos = positive(openFor, "openFor", Duration.ofSeconds(4));
+      this.circuit = circuit;
       return this;
     }
 
@@ -114,8 +143,8 @@ public final class RedisStore {
     /** Entries in the local refusal cache (default 10,000); 0 turns it off. */
     public Builder refusalCacheSize(int entries) {
       if (entries < 0 || entries > 10_000_000) {
-        throw new IllegalArgumentException(
-            "refusalCacheSize : " + entries + " (expected: 0..10000000)");
+        throw new InvalidValueException("refusalCacheSize", Integer.toString(entries),
+            "0..10000000");
       }
       this.refusalCacheSize = entries;
       return this;
@@ -124,9 +153,29 @@ public final class RedisStore {
     /** Calls that may wait for Redis at once (default 1024); beyond it calls fail fast. */
     public Builder maxInFlight(int calls) {
       if (calls <= 0) {
-        throw new IllegalArgumentException("maxInFlight : " + calls + " (expected: > 0)");
+        throw new InvalidValueException("maxInFlight", Integer.toString(calls), "> 0");
       }
       this.maxInFlight = calls;
+      return this;
+    }
+
+    /** Hears when the store is ready, loses Redis or trips its circuit (default: none). */
+    public Builder listener(Listener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    /**
+     * Makes {@link #build()} wait up to {@code wait} until the store is ready (connected,
+     * scripts loaded and warmed), so the first decisions are not degraded. Past the wait it
+     * returns the store, still connecting in the background. A Redis that refuses the
+     * credentials makes it throw at once. Default 0: return at once.
+     */
+    public Builder awaitConnected(Duration wait) {
+      if (wait == null || wait.isNegative() || wait.compareTo(Duration.ofMinutes(5)) > 0) {
+        throw new InvalidValueException("awaitConnected", String.valueOf(wait), "0..5m");
+      }
+      this.awaitConnected = wait;
       return this;
     }
 
@@ -154,17 +203,210 @@ public final class RedisStore {
       return this;
     }
 
-    /** Returns the store; it connects in the background and is usable at once. */
+    /**
+     * Returns the store. It connects in the background and is usable at once (decisions are
+     * degraded until Redis answers), or, with {@link #awaitConnected}, once it is ready.
+     *
+     * @throws dev.sluice.core.StoreException when Redis refuses the credentials while
+     *     {@code build()} waits
+     */
     public Store build() {
-      return new LettuceStore(this);
+      LettuceStore store = new LettuceStore(this);
+      if (!awaitConnected.isZero()) {
+        store.awaitReady(awaitConnected);
+      }
+      return store;
+    }
+  }
+
+  private static long positive(Duration d, String name, Duration max) {
+    if (d == null || d.isNegative() || d.isZero() || d.compareTo(max) > 0) {
+      throw new InvalidValueException(name, String.valueOf(d), "> 0 and <= " + max);
+    }
+    return d.toNanos();
+  }
+
+  /**
+   * When the circuit in front of Redis opens and how it closes again (Resilience4j's model).
+   * Closed, it judges the calls of the last {@link #window()} once there are at least
+   * {@link #minimumCalls()} of them: it opens when the share that failed reaches
+   * {@link #failureRate()} %, or the share that took {@link #slowCall()} or longer reaches
+   * {@link #slowCallRate()} %. Open, calls fail at once for {@link #open()} (or until the
+   * connection comes back); then {@link #halfOpenCalls()} probes go through, and it closes
+   * unless their failure or slow rate reaches the threshold.
+   *
+   * <p>The defaults and the measurements behind them: {@code sluice-redis/README.md}.
+   */
+  public static final class Circuit {
+    private final int failureRate;
+    private final int slowCallRate;
+    private final Duration slowCall;
+    private final Duration window;
+    private final int minimumCalls;
+    private final Duration open;
+    private final int halfOpenCalls;
+
+    private Circuit(Builder b) {
+      this.failureRate = b.failureRate;
+      this.slowCallRate = b.slowCallRate;
+      this.slowCall = b.slowCall;
+      this.window = b.window;
+      this.minimumCalls = b.minimumCalls;
+      this.open = b.open;
+      this.halfOpenCalls = b.halfOpenCalls;
     }
 
-    private static long positive(Duration d, String name, Duration max) {
-      if (d == null || d.isNegative() || d.isZero() || d.compareTo(max) > 0) {
-        throw new IllegalArgumentException(
-            name + " : " + d + " (expected: > 0 and <= " + max + ")");
+    /**
+     * 50 % failed, or 100 % at least as slow as the deadline, among at least 100 calls in the
+     * last 2 s; open 500 ms; 3 probes.
+     */
+    public static Circuit defaults() {
+      return builder().build();
+    }
+
+    public static Builder builder() {
+      return new Builder();
+    }
+
+    public Builder toBuilder() {
+      Builder b = new Builder();
+      b.failureRate = failureRate;
+      b.slowCallRate = slowCallRate;
+      b.slowCall = slowCall;
+      b.window = window;
+      b.minimumCalls = minimumCalls;
+      b.open = open;
+      b.halfOpenCalls = halfOpenCalls;
+      return b;
+    }
+
+    public int failureRate() {
+      return failureRate;
+    }
+
+    public int slowCallRate() {
+      return slowCallRate;
+    }
+
+    /** How long a call must take to count as slow; null: the store's deadline. */
+    public Duration slowCall() {
+      return slowCall;
+    }
+
+    public Duration window() {
+      return window;
+    }
+
+    public int minimumCalls() {
+      return minimumCalls;
+    }
+
+    public Duration open() {
+      return open;
+    }
+
+    public int halfOpenCalls() {
+      return halfOpenCalls;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Circuit c && failureRate == c.failureRate
+          && slowCallRate == c.slowCallRate && java.util.Objects.equals(slowCall, c.slowCall)
+          && window.equals(c.window) && minimumCalls == c.minimumCalls && open.equals(c.open)
+          && halfOpenCalls == c.halfOpenCalls;
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Objects.hash(failureRate, slowCallRate, slowCall, window, minimumCalls,
+          open, halfOpenCalls);
+    }
+
+    @Override
+    public String toString() {
+      return "Circuit{failureRate=" + failureRate + "%, slowCallRate=" + slowCallRate
+          + "%, slowCall=" + (slowCall == null ? "deadline" : slowCall.toMillis() + "ms")
+          + ", window=" + window.toMillis() + "ms, minimumCalls=" + minimumCalls + ", open="
+          + open.toMillis() + "ms, halfOpenCalls=" + halfOpenCalls + "}";
+    }
+
+    /** Builds a {@link Circuit}; each setter validates its argument at once. */
+    public static final class Builder {
+      private int failureRate = 50;
+      private int slowCallRate = 100;
+      private Duration slowCall;
+      private Duration window = Duration.ofSeconds(2);
+      private int minimumCalls = 100;
+      private Duration open = Duration.ofMillis(500);
+      private int halfOpenCalls = 3;
+
+      private Builder() {}
+
+      /** Percent of failed calls in the window that opens the circuit, 1..100 (default 50). */
+      public Builder failureRate(int percent) {
+        this.failureRate = range("failureRate", percent, 1, 100);
+        return this;
       }
-      return d.toNanos();
+
+      /** Percent of slow calls in the window that opens the circuit, 1..100 (default 100). */
+      public Builder slowCallRate(int percent) {
+        this.slowCallRate = range("slowCallRate", percent, 1, 100);
+        return this;
+      }
+
+      /**
+       * A call this long or longer is slow, 1 ms..1 min; null (the default) for the store's
+       * deadline, so that only answers the caller no longer waited for are slow.
+       */
+      public Builder slowCall(Duration threshold) {
+        this.slowCall = threshold == null ? null
+            : within("slowCall", threshold, Duration.ofMillis(1), "1ms..1m");
+        return this;
+      }
+
+      /** How far back the rates look, 100 ms..1 min, in tenths (default 2 s). */
+      public Builder window(Duration window) {
+        this.window = within("window", window, Duration.ofMillis(100), "100ms..1m");
+        return this;
+      }
+
+      /** Calls the window must hold before it is judged, 1..1000000 (default 100). */
+      public Builder minimumCalls(int calls) {
+        this.minimumCalls = range("minimumCalls", calls, 1, 1_000_000);
+        return this;
+      }
+
+      /** How long calls fail fast before probes, 1 ms..1 min (default 500 ms). */
+      public Builder open(Duration wait) {
+        this.open = within("open", wait, Duration.ofMillis(1), "1ms..1m");
+        return this;
+      }
+
+      /** Probe calls let through when the open time is over, 1..1000 (default 3). */
+      public Builder halfOpenCalls(int calls) {
+        this.halfOpenCalls = range("halfOpenCalls", calls, 1, 1000);
+        return this;
+      }
+
+      public Circuit build() {
+        return new Circuit(this);
+      }
+
+      /** {@code d} if it lies in {@code min}..1 minute. */
+      private static Duration within(String name, Duration d, Duration min, String expected) {
+        if (d == null || d.compareTo(min) < 0 || d.compareTo(Duration.ofMinutes(1)) > 0) {
+          throw new InvalidValueException(name, String.valueOf(d), expected);
+        }
+        return d;
+      }
+
+      private static int range(String name, int value, int min, int max) {
+        if (value < min || value > max) {
+          throw new InvalidValueException(name, Integer.toString(value), min + ".." + max);
+        }
+        return value;
+      }
     }
   }
 }

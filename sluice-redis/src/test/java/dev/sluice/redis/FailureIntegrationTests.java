@@ -81,8 +81,8 @@ class FailureIntegrationTests {
       } finally {
         redis.resume();
       }
-      assertThat(recoveryMillis(limiter)).as("ms until decisions are served again")
-          .isLessThan(5000);
+      assertThat(recoveryMillis(limiter)).as("ms from SIGCONT until decisions are served")
+          .isLessThan(1000);
     }
   }
 
@@ -105,21 +105,6 @@ class FailureIntegrationTests {
       }
       // "Fails local" rather than "fails open": the fallback still limits.
       assertThat(allowed).containsExactly(true, true, true, false, false);
-    }
-  }
-
-  @Test
-  void killedAndRestarted_circuitRecoversWithinFiveSeconds() {
-    try (RedisProcess redis = RedisProcess.start();
-        Store store = Stores.connected(store(redis.uri()))) {
-      RateLimiter limiter = RateLimiter.of(store);
-      assertThat(limiter.check(GUARDED, Identity.ip("10.0.0.1")).allowed()).isTrue();
-
-      redis.kill();
-      assertDeniedInTime(limiter, 50);
-      redis.restart();
-      assertThat(recoveryMillis(limiter)).as("ms from restart until decisions are served")
-          .isLessThan(5000);
     }
   }
 

@@ -114,7 +114,9 @@ final class RedisProcess implements AutoCloseable {
         throw new AssertionError("redis-server on port " + port + " exited: " + log());
       }
       try {
-        if ("+PONG".equals(command("PING"))) {
+        String pong = command("PING");
+        // a server with requirepass answers NOAUTH: it is up
+        if ("+PONG".equals(pong) || pong.startsWith("-NOAUTH")) {
           return;
         }
       } catch (IOException e) {

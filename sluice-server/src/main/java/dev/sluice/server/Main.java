@@ -22,7 +22,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code --version}.
  *
  * <p>Exit codes: 0 success; 1 the server could not start (a port in use, a store that cannot be
- * opened); 2 the policy is invalid; 64 the command line is wrong (sysexits' EX_USAGE).
+ * opened, Redis refusing the credentials); 2 the policy is invalid; 64 the command line is wrong
+ * (sysexits' EX_USAGE).
  */
 public final class Main {
 
@@ -47,7 +48,7 @@ public final class Main {
       "  --listen HOST:PORT   gateway address (default 0.0.0.0:8080; port 0 picks a free port)",
       "  --upstream URL       the app to proxy to, like http://127.0.0.1:3000; default: a built-in",
       "                       demo upstream that answers 200 with a small JSON body",
-      "  --admin HOST:PORT    admin listener: /healthz, /metrics, /v1/policy",
+      "  --admin HOST:PORT    admin listener: /healthz, /livez, /readyz, /metrics, /v1/policy",
       "                       (default 127.0.0.1:9090; 'off' for none)",
       "  --store URI          memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
       "                       redis-cluster://H1:P1,H2:P2; also SLUICE_STORE",

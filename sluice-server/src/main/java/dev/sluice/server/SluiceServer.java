@@ -4,12 +4,15 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.Metrics;
+import dev.sluice.server.admin.StoreHealth;
+import dev.sluice.server.config.Durations;
 import dev.sluice.server.config.ConfigException;
 import dev.sluice.server.config.LoadedPolicy;
 import dev.sluice.server.config.PolicyLoader;
 import dev.sluice.server.config.ServerConfig;
 import dev.sluice.server.config.StoreSettings;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -78,7 +81,9 @@ public final class SluiceServer implements AutoCloseable {
     LoadedPolicy installed = withStore(loaded, storeSettings);
     AtomicReference<LoadedPolicy> ref = new AtomicReference<>(installed);
 
-    Store store = Stores.open(storeSettings);
+    StoreHealth health = storeSettings.local() ? StoreHealth.memory()
+        : StoreHealth.remote(PolicyLoader.redact(storeSettings.uri()));
+    Store store = Stores.open(storeSettings, health);
     Metrics metrics = new Metrics((level, message, fields) -> {
       switch (level) {
         case "ERROR" -> log.error(message, fields);
@@ -87,6 +92,7 @@ public final class SluiceServer implements AutoCloseable {
       }
     });
     metrics.trackedKeys(store::size);
+    metrics.store(health);
     metrics.registerRules(installed.config().policy().rules().keySet());
     RateLimiter limiter = RateLimiter.of(store);
     Supplier<ServerConfig> config = () -> ref.get().config();
@@ -96,27 +102,27 @@ public final class SluiceServer implements AutoCloseable {
     PolicyReloader reloader = null;
     Runnable hangup = null;
     try {
-      gateway = listen("--listen", options.listen(),
-          () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-              options.ioThreads()));
       reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log);
       PolicyReloader r = reloader;
-      if (options.admin() != null) {
-        admin = listen("--admin", options.admin(), () -> AdminServer.start(options.admin(),
-            metrics, ref::get, r::loadedAt, Version.get()));
-      }
       log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
       log.info("store", "store", Stores.describe(storeSettings));
       log.info("trust", "client_address", describeTrust(installed.config()));
-      log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
-          + gateway.port(), "upstream", options.upstream() == null
-              ? "built-in demo (200 and a small JSON body)" : options.upstream());
-      if (admin != null) {
+      // Admin first, so probes see /livez and a 503 /readyz while the store connects.
+      if (options.admin() != null) {
+        admin = listen("--admin", options.admin(), () -> AdminServer.start(options.admin(),
+            metrics, ref::get, r::loadedAt, Version.get(), health));
         log.info("admin listening", "address", "http://" + host(options.admin()) + ":"
-            + admin.port(), "endpoints", "/healthz,/metrics,/v1/policy");
+            + admin.port(), "endpoints", String.join(",", AdminServer.ENDPOINTS));
       } else {
         log.info("admin listener off");
       }
+      awaitStore(health, storeSettings, log);
+      gateway = listen("--listen", options.listen(),
+          () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
+              options.ioThreads()));
+      log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
+          + gateway.port(), "upstream", options.upstream() == null
+              ? "built-in demo (200 and a small JSON body)" : options.upstream());
       // Installed with or without a file: the JVM's own SIGHUP action is to exit, and an
       // operator's habitual kill -HUP must not stop a server that has nothing to reload.
       hangup = () -> r.reload("SIGHUP");
@@ -161,6 +167,33 @@ public final class SluiceServer implements AutoCloseable {
       return listener.start();
     } catch (Exception e) {
       throw new StartupException(flag, address, e);
+    }
+  }
+
+  /**
+   * Holds the gateway back until the store is ready, so no request is decided degraded because
+   * the process is young (a rolling deploy opened a hole on every start); past
+   * {@code startupWait} it starts anyway, loudly. Credentials that Redis refuses will not start
+   * working by waiting: that stops the start (exit 1).
+   */
+  private static void awaitStore(StoreHealth health, StoreSettings settings, Log log)
+      throws InterruptedException {
+    if (settings.local()) {
+      return;
+    }
+    Duration wait = settings.startupWait();
+    log.info("waiting for the store before accepting traffic", "store", health.store(),
+        "startupWait", Durations.format(wait));
+    switch (health.awaitStart(wait)) {
+      case READY -> log.info("store ready", "store", health.store());
+      case AUTH_FAILED -> throw new IllegalStateException("store " + health.store() + ": "
+          + health.problem() + " (check the user and password in the URI)");
+      case TIMED_OUT -> log.warn("STORE NOT READY after " + Durations.format(wait)
+          + "; the gateway starts anyway and decisions are DEGRADED ("
+          + (settings.localFallback() ? "answered by the local fallback" : "each rule's "
+              + "onStoreError") + ") until the store answers", "store", health.store(),
+          "reason", health.problem());
+      default -> throw new AssertionError();
     }
   }
 

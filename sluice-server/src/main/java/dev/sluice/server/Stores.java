@@ -4,31 +4,49 @@ import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.server.config.StoreSettings;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /** Opens the store a policy's {@code store:} section (or {@code --store}) names. */
 final class Stores {
 
+  /**
+   * Lettuce's loggers that repeat themselves while Redis is away: a warning per connection
+   * every 5 s ("Cannot reconnect to ..."), per node on every topology refresh ("Unable to
+   * connect to ..."), an INFO per reconnect. The store logs each outage itself, once when it
+   * starts and once when it ends, and counts the attempts in between
+   * ({@code sluice_store_connect_failures_total}); Lettuce's errors still show. Held here
+   * because java.util.logging forgets the level of a logger nobody references.
+   */
+  private static final List<Logger> QUIETED = List.of(
+      Logger.getLogger("io.lettuce.core.protocol.ConnectionWatchdog"),
+      Logger.getLogger("io.lettuce.core.protocol.ReconnectionHandler"),
+      Logger.getLogger("io.lettuce.core.cluster.topology.DefaultClusterTopologyRefresh"));
+
   private Stores() {}
 
   /**
-   * Opens the store.
+   * Opens the store; a Redis store reports to {@code health} and connects in the background.
    *
    * @throws IllegalArgumentException with a message a person can act on, when it cannot be opened
    */
-  static Store open(StoreSettings settings) {
+  static Store open(StoreSettings settings, RedisStore.Listener health) {
     String uri = settings.uri();
-    if (uri.equals("memory")) {
+    if (settings.local()) {
       return Store.memory(Ticker.system(), settings.maxKeys());
     }
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")
         || uri.startsWith("redis-cluster://")) {
+      QUIETED.forEach(l -> l.setLevel(Level.SEVERE));
       return RedisStore.builder()
           .uri(uri)
           .keyPrefix(settings.keyPrefix())
           .deadline(settings.deadline())
-          .circuitBreaker(settings.circuit().failures(), settings.circuit().open())
+          .circuitBreaker(settings.circuit())
           .fallback(settings.localFallback()
               ? Store.memory(Ticker.system(), settings.maxKeys()) : null)
+          .listener(health)
           .build();
     }
     throw new IllegalArgumentException("store : " + uri

@@ -135,7 +135,9 @@ class SluiceServerTest {
 
   @Test
   void redisStore_fromEnv_isUsed_andPasswordsAreRedacted() throws Exception {
-    start(null, null, Map.of("SLUICE_STORE", "redis://:secret@127.0.0.1:1"));
+    Path p = dir.resolve("p.yaml");
+    write(p, POLICY + "store:\n  startupWait: 0s\n");
+    start(p, null, Map.of("SLUICE_STORE", "redis://:secret@127.0.0.1:1"));
     assertThat(config.get().store().uri()).isEqualTo("redis://:secret@127.0.0.1:1");
     assertThat(server.policy().effective().get("store").toString())
         .contains("uri=redis://:***@127.0.0.1:1");

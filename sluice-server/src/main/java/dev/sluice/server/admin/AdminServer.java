@@ -10,17 +10,24 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * The admin listener (loopback by default): {@code /healthz}, {@code /metrics} (Prometheus text)
- * and {@code /v1/policy} (the effective policy as JSON). Read-only: nothing here changes what the
- * gateway does, so exposing it by mistake leaks the policy but cannot loosen it.
+ * The admin listener (loopback by default): {@code /healthz} and {@code /livez} (liveness: the
+ * process answers), {@code /readyz} (readiness: 200 once the store is ready, 503 with a JSON
+ * reason before), {@code /metrics} (Prometheus text) and {@code /v1/policy} (the effective
+ * policy as JSON). Read-only: nothing here changes what the gateway does, so exposing it by
+ * mistake leaks the policy but cannot loosen it.
  */
 public final class AdminServer implements AutoCloseable {
+
+  /** What the listener serves, for its index page and the start-up log. */
+  public static final List<String> ENDPOINTS =
+      List.of("/healthz", "/livez", "/readyz", "/metrics", "/v1/policy");
 
   private final HttpServer server;
   private final ExecutorService executor;
@@ -32,8 +39,8 @@ public final class AdminServer implements AutoCloseable {
 
   /** Binds {@code address} (port 0 for an ephemeral port) and starts serving. */
   public static AdminServer start(InetSocketAddress address, Metrics metrics,
-      Supplier<LoadedPolicy> policy, Supplier<Instant> loadedAt, String version)
-      throws IOException {
+      Supplier<LoadedPolicy> policy, Supplier<Instant> loadedAt, String version,
+      StoreHealth store) throws IOException {
     HttpServer server = HttpServer.create(address, 64);
     ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "sluice-admin");
@@ -52,7 +59,11 @@ public final class AdminServer implements AutoCloseable {
         }
         switch (path) {
           case "/healthz":
+          case "/livez":
             send(exchange, 200, "application/json", "{\"status\":\"ok\"}\n");
+            break;
+          case "/readyz":
+            send(exchange, store.ready() ? 200 : 503, "application/json", store.readiness());
             break;
           case "/metrics":
             send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render());
@@ -69,7 +80,7 @@ public final class AdminServer implements AutoCloseable {
           }
           case "/":
             send(exchange, 200, "text/plain; charset=utf-8",
-                "sluice admin " + version + "\n/healthz\n/metrics\n/v1/policy\n");
+                "sluice admin " + version + "\n" + String.join("\n", ENDPOINTS) + "\n");
             break;
           default:
             send(exchange, 404, "text/plain; charset=utf-8", "not found\n");

@@ -56,6 +56,7 @@ public final class Metrics implements GatewayEvents {
   private final LongAdder reloadsFailed = new LongAdder();
   private final AtomicLong webSockets = new AtomicLong();
   private volatile LongSupplier trackedKeys = () -> 0;
+  private volatile StoreHealth store = StoreHealth.memory();
 
   /** Where the metrics write their structured lines (bans, shadow refusals, store errors). */
   @FunctionalInterface
@@ -79,6 +80,11 @@ public final class Metrics implements GatewayEvents {
   /** The number of keys the store holds, read at every scrape. */
   public void trackedKeys(LongSupplier supplier) {
     this.trackedKeys = supplier;
+  }
+
+  /** The store's readiness, connection and circuit, read at every scrape. */
+  public void store(StoreHealth health) {
+    this.store = health;
   }
 
   /** Makes the policy's rules appear with zero counts before their first decision. */
@@ -326,7 +332,29 @@ public final class Metrics implements GatewayEvents {
     labelled(sb, "sluice_generated_responses_total",
         "Responses the gateway generated itself (429, 413, 502, 504...), by status.", "status",
         generated);
+    renderStore(sb, store);
     return sb.toString();
+  }
+
+  private static void renderStore(StringBuilder sb, StoreHealth s) {
+    header(sb, "sluice_store_ready", "gauge",
+        "1 once the store has been ready (connected, scripts loaded): what /readyz reports.");
+    sb.append("sluice_store_ready ").append(s.ready() ? 1 : 0).append('\n');
+    header(sb, "sluice_store_connected", "gauge", "1 while the store's connections are up.");
+    sb.append("sluice_store_connected ").append(s.connected() ? 1 : 0).append('\n');
+    header(sb, "sluice_store_connect_failures_total", "counter",
+        "Failed connection attempts to the store, at start and while reconnecting.");
+    sb.append("sluice_store_connect_failures_total ").append(s.connectFailures()).append('\n');
+    header(sb, "sluice_store_circuit", "gauge",
+        "The circuit in front of the store: 1 for its current state.");
+    String state = s.circuit();
+    for (String st : new String[] {"closed", "open", "half_open"}) {
+      sb.append("sluice_store_circuit{state=\"").append(st).append("\"} ")
+          .append(st.equals(state) ? 1 : 0).append('\n');
+    }
+    header(sb, "sluice_store_circuit_opened_total", "counter",
+        "Times the circuit opened (again after failed probes too).");
+    sb.append("sluice_store_circuit_opened_total ").append(s.circuitOpenings()).append('\n');
   }
 
   private static void labelled(StringBuilder sb, String name, String help, String label,

@@ -88,9 +88,6 @@ public final class PolicyLoader {
   private static final List<String> GATEWAY_KEYS = List.of("maxBodyBytes", "maxHeaderBytes",
       "maxInitialLineBytes", "idleTimeout", "handshakeTimeout", "upstreamConnectTimeout",
       "upstreamResponseTimeout");
-  private static final List<String> STORE_KEYS =
-      List.of("uri", "maxKeys", "keyPrefix", "deadline", "localFallback", "circuit");
-  private static final List<String> CIRCUIT_KEYS = List.of("failures", "open");
   private static final Map<String, List<String>> LIMIT_KEYS = Map.of(
       "token-bucket", List.of("type", "name", "burst", "refill", "period"),
       "fixed-window", List.of("type", "name", "limit", "window"),
@@ -1270,47 +1267,7 @@ public final class PolicyLoader {
     }
 
     private StoreSettings store(Obj doc) {
-      StoreSettings d = StoreSettings.defaults();
-      Obj o = section(doc, "store", STORE_KEYS, "a mapping");
-      if (o == null) {
-        return d;
-      }
-      String uri = o.get("uri", "memory, redis://, rediss:// or redis-cluster:// URI",
-          PolicyLoader::storeUri, d.uri());
-      int maxKeys = o.get("maxKeys", "a whole number in 1..2147483647",
-          integer(1, Integer.MAX_VALUE), d.maxKeys());
-      String prefix = o.get("keyPrefix", "a short string like sluice:", text -> {
-        if (text.length() > 64 || text.matches(".*[\\s{}].*")) {
-          throw new IllegalArgumentException("up to 64 characters without spaces or braces");
-        }
-        return text;
-      }, d.keyPrefix());
-      Duration deadline = o.get("deadline", "a duration in 1ms..1m, like 50ms",
-          within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.deadline());
-      boolean fallback = o.get("localFallback", "true or false", BOOLEAN, d.localFallback());
-      CircuitSettings circuit = d.circuit();
-      Node cn = o.node("circuit");
-      if (cn != null) {
-        Obj c = Obj.of(ctx, cn, o.path("circuit"), CIRCUIT_KEYS, "a mapping with failures, open");
-        if (c != null) {
-          circuit = new CircuitSettings(
-              c.get("failures", "1..1000", integer(1, 1000), circuit.failures()),
-              c.get("open", "a duration in 1ms..4s, like 1s",
-                  within(Duration.ofMillis(1), Duration.ofSeconds(4)), circuit.open()));
-        }
-      }
-      Map<String, Object> tree = new LinkedHashMap<>();
-      tree.put("uri", redact(uri));
-      tree.put("maxKeys", maxKeys);
-      tree.put("keyPrefix", prefix);
-      tree.put("deadline", Durations.format(deadline));
-      tree.put("localFallback", fallback);
-      Map<String, Object> ct = new LinkedHashMap<>();
-      ct.put("failures", circuit.failures());
-      ct.put("open", Durations.format(circuit.open()));
-      tree.put("circuit", ct);
-      out.put("store", tree);
-      return new StoreSettings(uri, maxKeys, prefix, deadline, fallback, circuit);
+      return StoreSection.read(ctx, section(doc, "store", StoreSection.KEYS, "a mapping"), out);
     }
   }
 

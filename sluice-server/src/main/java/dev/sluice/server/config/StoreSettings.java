@@ -1,5 +1,6 @@
 package dev.sluice.server.config;
 
+import dev.sluice.redis.RedisStore;
 import java.time.Duration;
 
 /**
@@ -11,7 +12,10 @@ import java.time.Duration;
  * @param keyPrefix Redis key prefix (default {@code sluice:})
  * @param deadline per-decision deadline for a remote store (default 50 ms)
  * @param localFallback serve from memory while the remote store is failing (default false)
- * @param circuit when to stop asking a failing remote store
+ * @param circuit when to stop asking a failing remote store (the Redis store's own spec, so its
+ *     defaults and rules are written once)
+ * @param startupWait how long {@code sluice serve} waits for a remote store to be ready before
+ *     the gateway accepts traffic anyway (default 10 s)
  */
 public record StoreSettings(
     String uri,
@@ -19,21 +23,24 @@ public record StoreSettings(
     String keyPrefix,
     Duration deadline,
     boolean localFallback,
-    CircuitSettings circuit) {
+    RedisStore.Circuit circuit,
+    Duration startupWait) {
 
-  /** Settings with the default circuit. */
-  public StoreSettings(String uri, int maxKeys, String keyPrefix, Duration deadline,
-      boolean localFallback) {
-    this(uri, maxKeys, keyPrefix, deadline, localFallback, CircuitSettings.defaults());
-  }
+  public static final Duration DEFAULT_STARTUP_WAIT = Duration.ofSeconds(10);
 
   public static StoreSettings defaults() {
     return new StoreSettings("memory", 1_000_000, "sluice:", Duration.ofMillis(50), false,
-        CircuitSettings.defaults());
+        RedisStore.Circuit.defaults(), DEFAULT_STARTUP_WAIT);
   }
 
   /** These settings with another URI (the --store flag and SLUICE_STORE win over the file). */
   public StoreSettings withUri(String uri) {
-    return new StoreSettings(uri, maxKeys, keyPrefix, deadline, localFallback, circuit);
+    return new StoreSettings(uri, maxKeys, keyPrefix, deadline, localFallback, circuit,
+        startupWait);
+  }
+
+  /** True for a store that lives in this process and is ready at once. */
+  public boolean local() {
+    return uri.equals("memory");
   }
 }

@@ -2,6 +2,7 @@ package dev.sluice.server.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.RedisStore;
 import dev.sluice.server.config.LoadedPolicy;
 import dev.sluice.server.config.PolicyLoader;
 import java.net.InetSocketAddress;
@@ -20,6 +21,7 @@ class AdminServerTest {
 
   final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   final Metrics metrics = new Metrics((level, message, fields) -> {});
+  final StoreHealth store = StoreHealth.remote("redis://***@10.0.0.7:6379");
   AdminServer admin;
 
   @BeforeEach
@@ -27,7 +29,7 @@ class AdminServerTest {
     LoadedPolicy policy = PolicyLoader.loadDefault(Map.of());
     metrics.registerRules(policy.config().policy().rules().keySet());
     admin = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), metrics, () -> policy,
-        () -> Instant.parse("2025-01-01T00:00:00Z"), "test");
+        () -> Instant.parse("2025-01-01T00:00:00Z"), "test", store);
   }
 
   @AfterEach
@@ -45,6 +47,45 @@ class AdminServerTest {
     HttpResponse<String> r = get("/healthz");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("{\"status\":\"ok\"}\n");
+  }
+
+  @Test
+  void livez_isHealthzUnderTheNameProbesUse() throws Exception {
+    assertThat(get("/livez").body()).isEqualTo(get("/healthz").body());
+    assertThat(get("/livez").statusCode()).isEqualTo(200);
+  }
+
+  /** Issue 7: /healthz said OK before the store had connected; /readyz waits for it. */
+  @Test
+  void issue7_readyz_is503WithItsReason_untilTheStoreIsReady_thenStays200() throws Exception {
+    store.on(RedisStore.Event.CONNECT_FAILED, "Connection refused: /10.0.0.7:6379");
+    HttpResponse<String> starting = get("/readyz");
+    assertThat(starting.statusCode()).isEqualTo(503);
+    assertThat(starting.body()).isEqualTo("{\"status\":\"not ready\",\"store\":"
+        + "\"redis://***@10.0.0.7:6379\",\"connected\":false,\"circuit\":\"closed\","
+        + "\"reason\":\"cannot reach it: Connection refused: /10.0.0.7:6379\"}\n");
+    assertThat(get("/healthz").statusCode()).as("liveness is not readiness").isEqualTo(200);
+
+    store.on(RedisStore.Event.READY, "redis://***@10.0.0.7:6379");
+    assertThat(get("/readyz").statusCode()).isEqualTo(200);
+    // an outage after start: still ready (each rule's onStoreError decides), and it says so
+    store.on(RedisStore.Event.CONNECTION_LOST, "10.0.0.7:6379");
+    store.on(RedisStore.Event.CIRCUIT_OPENED, "failure rate 100 %");
+    HttpResponse<String> lost = get("/readyz");
+    assertThat(lost.statusCode()).isEqualTo(200);
+    assertThat(lost.body()).contains("\"status\":\"ready\"").contains("\"connected\":false")
+        .contains("\"circuit\":\"open\"").contains("\"reason\":\"connection lost to "
+            + "10.0.0.7:6379\"");
+  }
+
+  @Test
+  void readyz_memoryStore_isReadyAtOnce() throws Exception {
+    admin.close();
+    admin = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), metrics,
+        () -> null, Instant::now, "test", StoreHealth.memory());
+    HttpResponse<String> r = get("/readyz");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("{\"status\":\"ready\",\"store\":\"memory\"}\n");
   }
 
   @Test

@@ -15,6 +15,7 @@ import dev.sluice.core.Store;
 import dev.sluice.core.StoreException;
 import dev.sluice.core.Verdict;
 import dev.sluice.core.Verdicts;
+import dev.sluice.redis.RedisStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,6 +125,35 @@ class MetricsTest {
         .contains("sluice_reloads_total{result=\"ok\"} 1\n")
         .contains("sluice_reloads_total{result=\"failed\"} 2\n")
         .contains("sluice_tracked_keys 42\n");
+  }
+
+  /** Issue 7: a metric for the store's connection and circuit, between the two log lines. */
+  @Test
+  void store_readinessConnectionAttemptsAndCircuit() {
+    StoreHealth store = StoreHealth.remote("redis://10.0.0.7:6379");
+    metrics.store(store);
+    store.on(RedisStore.Event.CONNECT_FAILED, "Connection refused");
+    store.on(RedisStore.Event.CONNECT_FAILED, "Connection refused");
+    assertThat(metrics.render()).contains("sluice_store_ready 0\n")
+        .contains("sluice_store_connected 0\n")
+        .contains("sluice_store_connect_failures_total 2\n")
+        .contains("sluice_store_circuit{state=\"closed\"} 1\n");
+    store.on(RedisStore.Event.READY, "redis://10.0.0.7:6379");
+    store.on(RedisStore.Event.CIRCUIT_OPENED, "failure rate 60 %");
+    store.on(RedisStore.Event.CIRCUIT_HALF_OPEN, "open for 500 ms");
+    assertThat(metrics.render()).contains("sluice_store_ready 1\n")
+        .contains("sluice_store_connected 1\n")
+        .contains("sluice_store_circuit{state=\"closed\"} 0\n")
+        .contains("sluice_store_circuit{state=\"open\"} 0\n")
+        .contains("sluice_store_circuit{state=\"half_open\"} 1\n")
+        .contains("sluice_store_circuit_opened_total 1\n");
+  }
+
+  @Test
+  void store_memory_isReadyAndConnected() {
+    assertThat(metrics.render()).contains("sluice_store_ready 1\n")
+        .contains("sluice_store_connected 1\n")
+        .contains("sluice_store_connect_failures_total 0\n");
   }
 
   @Test

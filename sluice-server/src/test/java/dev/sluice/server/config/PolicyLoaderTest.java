@@ -7,6 +7,7 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.Rule;
+import dev.sluice.redis.RedisStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -310,6 +311,37 @@ class PolicyLoaderTest {
             + "rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");
   }
 
+  /** The circuit's ranges are the Redis store's own, reported at the file's line. */
+  @Test
+  void storeCircuitAndStartupWait_errorsWithFileAndLine() {
+    String yaml = String.join("\n",
+        "store:",
+        "  uri: redis://127.0.0.1:6379",
+        "  startupWait: 10m",
+        "  circuit:",
+        "    failureRate: 0",
+        "    window: 50ms",
+        "    slowCall: soon",
+        "    failures: 5",
+        "");
+    assertThat(errors(yaml)).containsExactly(
+        "p.yaml:3: store.startupWait : \"10m\" (expected: a duration in 0s..5m)",
+        "p.yaml:5: store.circuit.failureRate : 0 (expected: 1..100)",
+        "p.yaml:6: store.circuit.window : \"50ms\" (expected: 100ms..1m)",
+        "p.yaml:7: store.circuit.slowCall : \"soon\" (expected: a duration like 500ms, 60s, 1.5s, "
+            + "10m, 1h or 1d)",
+        "p.yaml:8: store.circuit.failures : unknown key (expected: one of failureRate, "
+            + "slowCallRate, slowCall, window, minimumCalls, open, halfOpenCalls)");
+  }
+
+  @Test
+  void storeDefaults_inTheEffectivePolicy() throws Exception {
+    Object store = PolicyLoader.loadDefault(Map.of()).effective().get("store");
+    assertThat(store.toString()).contains("startupWait=10s").contains("circuit={failureRate=50, "
+        + "slowCallRate=100, slowCall=deadline, window=2s, minimumCalls=100, open=500ms, "
+        + "halfOpenCalls=3}");
+  }
+
   @Test
   void missingFile_isAnError_namingTheFile() {
     assertThatThrownBy(() -> PolicyLoader.load(java.nio.file.Path.of("/nonexistent/p.yaml"),
@@ -377,7 +409,9 @@ class PolicyLoaderTest {
         "  keyPrefix: 'app:'",
         "  deadline: 20ms",
         "  localFallback: true",
-        "  circuit: {failures: 3, open: 2s}",
+        "  startupWait: 30s",
+        "  circuit: {failureRate: 60%, window: 5s, minimumCalls: 20, open: 250ms, slowCall: 30ms,",
+        "    slowCallRate: 80, halfOpenCalls: 5}",
         "");
     ServerConfig c = parse(yaml, Map.of()).config();
     Rule rule = c.policy().rules().get("chat-send");
@@ -406,7 +440,10 @@ class PolicyLoaderTest {
     assertThat(c.gateway().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.gateway().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.store()).isEqualTo(new StoreSettings("redis://127.0.0.1:6379", 1_000_000, "app:",
-        Duration.ofMillis(20), true, new CircuitSettings(3, Duration.ofSeconds(2))));
+        Duration.ofMillis(20), true, RedisStore.Circuit.builder().failureRate(60)
+            .window(Duration.ofSeconds(5)).minimumCalls(20).open(Duration.ofMillis(250))
+            .slowCall(Duration.ofMillis(30)).slowCallRate(80).halfOpenCalls(5).build(),
+        Duration.ofSeconds(30)));
   }
 
   @Test

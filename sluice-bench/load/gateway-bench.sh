@@ -8,7 +8,7 @@
 #   JAVA_OPTS                   passed to the sluice JVM (default: none; the JVM picks)
 #   SLUICE_JAR                  another build of the server to measure (default: the repo's)
 #   KEEP=1                      keep the work directory (configs, logs, raw wrk output)
-# Results in docs/bench/gateway.md. Takes about 3 minutes: 4 targets x (warm-up + ROUNDS runs).
+# Results in docs/bench/gateway.md. Takes about 4 minutes: 5 targets x (warm-up + ROUNDS runs).
 #
 # What runs, each in turn, every one bound to 127.0.0.1 on a free port:
 #   (a) upstream   nginx, one worker, `return 200 '{"ok":true}'`, keep-alive; hit directly
@@ -16,6 +16,7 @@
 #   (c) sluice     `sluice serve` with a policy without any rule (passthrough: what (b) aims for)
 #   (d) nginx      proxy_pass to the same upstream, `limit_req` keyed on $binary_remote_addr with a
 #                  rate that never refuses, HTTP/1.1 upstream keep-alive; one worker
+#   (e) nginx      the same proxy_pass without limit_req (what (c) is compared with)
 #
 # CPU (the machine has 2 cores; everything is pinned with taskset, and every proxy gets exactly
 # the same): the server under test owns core SERVER_CPU, and wrk runs on core CLIENT_CPU.
@@ -265,8 +266,28 @@ log "nginx-limit_req on 127.0.0.1:$px_port (pid $px_pid)"
 URL[nginx-limit_req]="http://127.0.0.1:$px_port/"
 CPUPIDS[nginx-limit_req]="$px_pid $(pgrep -P "$px_pid" | tr '\n' ' ')"
 
+# ---- (e) nginx proxy_pass alone -----------------------------------------------------------------
+pp_port="$(free_port)"
+pp_dir="$(nginx_conf passthrough "  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
+  server {
+    listen 127.0.0.1:$pp_port reuseport backlog=4096;
+    location / {
+      proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection \"\";
+      proxy_set_header Host \$host;
+      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+    }
+  }")"
+pp_pid="$(start_nginx "$pp_dir" "$SERVER_CPU")"
+pids+=("$pp_pid")
+wait_http "http://127.0.0.1:$pp_port/" || die "the nginx proxy_pass did not start; see $pp_dir/logs"
+log "nginx-proxy_pass on 127.0.0.1:$pp_port (pid $pp_pid)"
+URL[nginx-proxy_pass]="http://127.0.0.1:$pp_port/"
+CPUPIDS[nginx-proxy_pass]="$pp_pid $(pgrep -P "$pp_pid" | tr '\n' ' ')"
+
 # ---- runs -------------------------------------------------------------------------------------
-targets=(direct sluice-limits sluice-passthrough nginx-limit_req)
+targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass)
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 place_upstream() { # target: the upstream owns the server core only when it is the target
   if [ "$1" = direct ]; then pin "$up_pid" "$SERVER_CPU"; else pin "$up_pid" "$CLIENT_CPU"; fi
@@ -295,14 +316,14 @@ echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, $ROUNDS interleaved r
   "(upstream: CPU $SERVER_CPU when it is the target, else CPU $CLIENT_CPU); $(nproc) CPUs;" \
   "load average before $load_before, after $load_after"
 echo
-echo "| target | requests/s (median) | each round | p50 ms | p99 ms | server CPU µs/request | errors | vs direct | vs sluice passthrough | vs nginx limit_req |"
-echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | requests/s (median) | each round | p50 ms | p99 ms | server CPU µs/request | errors | vs direct | vs sluice passthrough | vs nginx limit_req | vs nginx proxy_pass |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${targets[@]}"; do
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "${M[$t]}" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "${M[$t]}" \
     "$(sed 's/ *$//; s/ /, /g' <<<"${RPS[$t]}")" "$(median "${P50[$t]}")" \
     "$(median "${P99[$t]}")" "$(median "${CPU[$t]}")" "${ERRS[$t]}" \
     "$(ratio "${M[$t]}" "${M[direct]}")" "$(ratio "${M[$t]}" "${M[sluice-passthrough]}")" \
-    "$(ratio "${M[$t]}" "${M[nginx-limit_req]}")"
+    "$(ratio "${M[$t]}" "${M[nginx-limit_req]}")" "$(ratio "${M[$t]}" "${M[nginx-proxy_pass]}")"
 done
 own="$(ratio "${M[sluice-limits]}" "${M[sluice-passthrough]}")"
 ngx="$(ratio "${M[sluice-limits]}" "${M[nginx-limit_req]}")"
@@ -313,3 +334,10 @@ echo "goal 1, sluice with limits >= 0.90 x its passthrough: requests/s $own ($(v
   "by CPU per request $cpu_own ($(verdict "$cpu_own" 0.90))"
 echo "goal 2, sluice with limits >= 1.00 x nginx limit_req: requests/s $ngx ($(verdict "$ngx" 1.00));" \
   "by CPU per request $cpu_ngx ($(verdict "$cpu_ngx" 1.00))"
+p99x="$(ratio "$(median "${P99[sluice-limits]}")" "$(median "${P99[nginx-limit_req]}")")"
+echo "goal 2b, sluice with limits p99 <= 1.5 x nginx limit_req's: $p99x" \
+  "($(awk -v r="$p99x" 'BEGIN { print (r + 0 <= 1.5) ? "met" : "missed" }'))"
+pass="$(ratio "${M[sluice-passthrough]}" "${M[nginx-proxy_pass]}")"
+cpu_pass="$(ratio "$(median "${CPU[nginx-proxy_pass]}")" "$(median "${CPU[sluice-passthrough]}")")"
+echo "goal 3, sluice passthrough >= 1.00 x nginx proxy_pass: requests/s $pass ($(verdict "$pass" 1.00));" \
+  "by CPU per request $cpu_pass ($(verdict "$cpu_pass" 1.00))"

@@ -28,7 +28,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code path = allowed}: every library gets the never-refusing token bucket of {@link Peers}.
  * {@code path = refused}: the bucket of a flood, 10 burst refilled at 1 per second, drained in
  * setup, so every call is refused (Sluice and Bucket4j only; the single-limiter peers would need
- * a different limit).
+ * a different limit). {@code clock = coarse} gives Sluice and both Bucket4j peers one
+ * {@link CoarseClock} instead of {@code System.nanoTime()}, to measure the limiters without the
+ * OS clock, which costs about as much as their own work here (Resilience4j and Guava read their
+ * own clocks and stay on the system one).
  *
  * <p>The keyed peer is Bucket4j as most servers key it: buckets in a {@link ConcurrentHashMap},
  * {@code computeIfAbsent(ip, ...).tryConsume(1)} per call. Sluice gets the same input, the
@@ -56,6 +59,12 @@ public class HotKeyBenchmark {
   @Param({"allowed", "refused"})
   public String path;
 
+  /** {@code system}: System.nanoTime() per call; {@code coarse}: one {@link CoarseClock} for both. */
+  @Param({"system", "coarse"})
+  public String clock;
+
+  private CoarseClock coarse;
+
   private RateLimiter sluice;
   private Rule rule;
   private Identity identity;
@@ -74,10 +83,11 @@ public class HotKeyBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     boolean allowed = path.equals("allowed");
-    sluice = RateLimiter.of(Store.memory(Ticker.system(), 2_000_000));
+    coarse = clock.equals("coarse") ? new CoarseClock() : null;
+    sluice = RateLimiter.of(Store.memory(coarse != null ? coarse : Ticker.system(), 2_000_000));
     rule = allowed ? Peers.sluiceRule() : Peers.sluiceFloodRule();
     identity = Identity.ip(IP);
-    newBucket = allowed ? ip -> Peers.bucket4j() : ip -> Peers.bucket4jFlood();
+    newBucket = ip -> Peers.bucket4j(allowed ? Peers.hotKeyLimit() : Peers.floodLimit(), coarse);
     bucket4jMap = new ConcurrentHashMap<>();
     bucket4j = newBucket.apply(IP);
     resilience4j = Peers.resilience4j();
@@ -102,6 +112,9 @@ public class HotKeyBenchmark {
     }
     if (expected && (!resilience4j.acquirePermission() || !guava.tryAcquire())) {
       throw new IllegalStateException("a single limiter refused");
+    }
+    if (coarse != null) {
+      coarse.stop();
     }
   }
 

@@ -5,6 +5,8 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.local.LocalBucketBuilder;
 import io.github.bucket4j.local.SynchronizationStrategy;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
@@ -73,12 +75,8 @@ final class Peers {
         .build();
   }
 
-  static Bucket bucket4jFlood() {
-    return Bucket.builder()
-        .addLimit(Bandwidth.builder().capacity(FLOOD_BURST)
-            .refillGreedy(1, Duration.ofSeconds(1)).build())
-        .withNanosecondPrecision()
-        .withSynchronizationStrategy(SynchronizationStrategy.LOCK_FREE)
+  static Bandwidth floodLimit() {
+    return Bandwidth.builder().capacity(FLOOD_BURST).refillGreedy(1, Duration.ofSeconds(1))
         .build();
   }
 
@@ -90,11 +88,19 @@ final class Peers {
 
   /** A lock-free (compare-and-swap) Bucket4j bucket, the library's default strategy. */
   static Bucket bucket4j() {
-    return Bucket.builder()
-        .addLimit(BANDWIDTH)
-        .withNanosecondPrecision()
-        .withSynchronizationStrategy(SynchronizationStrategy.LOCK_FREE)
-        .build();
+    return bucket4j(BANDWIDTH, null);
+  }
+
+  /** A lock-free bucket with {@code limit}, on {@code clock} (null: nanosecond system time). */
+  static Bucket bucket4j(Bandwidth limit, TimeMeter clock) {
+    LocalBucketBuilder b = Bucket.builder().addLimit(limit);
+    (clock == null ? b.withNanosecondPrecision() : b.withCustomTimePrecision(clock))
+        .withSynchronizationStrategy(SynchronizationStrategy.LOCK_FREE);
+    return b.build();
+  }
+
+  static Bandwidth hotKeyLimit() {
+    return BANDWIDTH;
   }
 
   static AtomicRateLimiter resilience4j() {

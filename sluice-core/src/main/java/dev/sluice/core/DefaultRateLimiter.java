@@ -29,7 +29,7 @@ final class DefaultRateLimiter implements RateLimiter {
   @Override
   public Decision check(Rule rule, Identity identity) {
     MutableDecision d = SCRATCH.get();
-    check(rule.asList(), identity, 1, d);
+    check(rule, identity, 1, d);
     return d.snapshot();
   }
 
@@ -42,6 +42,14 @@ final class DefaultRateLimiter implements RateLimiter {
 
   @Override
   public boolean check(Rule rule, Identity identity, long cost, MutableDecision into) {
+    if (rule.oneLong() && rule.mode() != Mode.OFF && store instanceof MemoryStore memory) {
+      Checks.positive(cost, "cost");
+      if (cost > rule.minCapacity()) {
+        throw tooCostly(rule, cost);
+      }
+      memory.checkTokenBucket(rule, identity, cost, into);
+      return into.allowed();
+    }
     return check(rule.asList(), identity, cost, into);
   }
 

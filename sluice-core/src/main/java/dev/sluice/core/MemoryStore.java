@@ -175,6 +175,47 @@ final class MemoryStore implements Store {
     }
   }
 
+  /**
+   * The fast path of a one-rule check of a lone token bucket: one compare-and-set, the outcome
+   * written straight into {@code into}, no verdict buffer and no fold.
+   */
+  void checkTokenBucket(Rule rule, Identity identity, long cost, MutableDecision into) {
+    Scratch sc = scratch(into.verdicts);
+    Entry e = sc.entries[0];
+    e.table = table(rule);
+    KeyHash hash = sc.hash;
+    hash.of(rule, identity);
+    e.ka = hash.a;
+    e.kb = hash.b;
+    locate(e, rule, hash);
+    Algorithm a = rule.algorithms()[0];
+    Algorithm.Probe probe = into.verdicts.probe;
+    long[] cell = e.cell;
+    for (int spins = 0; ; spins++) {
+      long v = MemoryTable.getVolatile(e.slots, e.base + 2);
+      if (v == MemoryTable.DEAD) {
+        locate(e, rule, hash);
+        continue;
+      }
+      if (v == MemoryTable.LOCKED) {
+        MemoryTable.backOff(spins);
+        continue;
+      }
+      long now = now();
+      cell[0] = v;
+      probe.clear();
+      if (!a.test(cell, 0, now, cost, probe)) {
+        into.tokenBucket(rule, false, probe.remaining, probe.resetNanos, probe.retryAfterNanos);
+        return;
+      }
+      a.commit(cell, 0, now, cost);
+      if (MemoryTable.cas(e.slots, e.base + 2, v, cell[0])) {
+        into.tokenBucket(rule, true, probe.remaining, probe.resetNanos, 0);
+        return;
+      }
+    }
+  }
+
   private void evaluateOne(Rule rule, Entry e, long cost, Verdicts out, KeyHash hash) {
     Algorithm.Probe probe = out.probe;
     if (e.table.cas) {

@@ -101,6 +101,20 @@ public final class MutableDecision extends Decision {
         degraded);
   }
 
+  /**
+   * The outcome of a one-rule check of a lone token bucket, written without a verdict buffer:
+   * what {@link #fold} makes of the same verdict, for the in-memory store's fast path.
+   */
+  void tokenBucket(Rule rule, boolean ok, long remaining, long resetNanos, long retryNanos) {
+    Limit limit = rule.limits().get(0);
+    boolean shadowRefused = !ok && rule.mode() == Mode.SHADOW;
+    boolean pass = ok || shadowRefused;
+    set(pass, rule.name(), limit.name(), limit.capacity(), remaining, resetNanos,
+        pass ? 0 : retryNanos, limit.windowNanos(), false, false, Double.NaN, Double.NaN,
+        shadowRefused ? rule.name() : null, false);
+    refusedMask = ok ? 0 : 1;
+  }
+
   /** The store failed: the first enforcing rule that denies on failure refuses, else allowed. */
   void storeFailed(List<Rule> rules) {
     refusedMask = 0;

@@ -149,6 +149,11 @@ public final class Rule {
     return algorithms;
   }
 
+  /** True when the rule's whole state is one long: one token bucket, no ban. */
+  boolean oneLong() {
+    return stateSize == 1;
+  }
+
   /** This rule as a one-element list, built once. */
   List<Rule> asList() {
     return self;

@@ -198,6 +198,29 @@ class MemoryTableTest {
     assertThat(seen).hasSize(40_000);
   }
 
+  @Test
+  void tokenBucketFastPath_decidesExactlyLikeTheGeneralPath() {
+    FakeTicker clock = new FakeTicker();
+    RateLimiter fast = RateLimiter.of(Store.memory(clock, 1000));
+    RateLimiter general = RateLimiter.of(Store.memory(clock, 1000));
+    Rule enforce = Rule.builder("b").limit(Limit.tokenBucket("t", 5, 3, Duration.ofSeconds(2)))
+        .build();
+    Rule shadow = enforce.toBuilder().mode(Mode.SHADOW).build();
+    java.util.Random rnd = new java.util.Random(7);
+    MutableDecision into = new MutableDecision();
+    for (int step = 0; step < 5_000; step++) {
+      clock.advance(Duration.ofMillis(rnd.nextInt(400)));
+      Rule rule = rnd.nextBoolean() ? enforce : shadow;
+      Identity who = ip(rnd.nextInt(3));
+      long cost = 1 + rnd.nextInt(3);
+      fast.check(rule, who, cost, into);
+      Decision expected = general.check(List.of(rule), who, cost);
+      assertThat(into.snapshot()).as("step %d", step).usingRecursiveComparison()
+          .withEqualsForType((x, y) -> Double.compare(x, y) == 0, Double.class)
+          .isEqualTo(expected);
+    }
+  }
+
   /**
    * Steady state, once compiled: until the JIT has compiled the path, VarHandle calls made by the
    * interpreter allocate, so the test measures rounds until one allocates nothing (or fails after

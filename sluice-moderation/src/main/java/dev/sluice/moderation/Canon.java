@@ -100,7 +100,7 @@ final class Canon {
         b.append(keyOf(cp));
       }
     }
-    return b.toString();
+    return collapseWhitespace(b.toString()); // a dropped mark can leave two spaces together
   }
 
   static String keyOf(int cp) {

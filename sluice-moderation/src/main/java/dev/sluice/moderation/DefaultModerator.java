@@ -78,7 +78,8 @@ final class DefaultModerator implements Moderator {
       return Ruling.refused(surface, length < r.minLength() ? Reason.TOO_SHORT : Reason.TOO_LONG,
           normalized);
     }
-    if (r.identifier() && !Characters.isIdentifier(folded, r)) {
+    boolean trimmed = shown.length() != text.length();
+    if (r.identifier() && (trimmed || !Characters.isIdentifier(folded, r))) {
       return Ruling.refused(surface, Reason.INVALID_CHARACTERS, normalized);
     }
     String separators = keyedSeparators.get(surface);
@@ -108,7 +109,11 @@ final class DefaultModerator implements Moderator {
     return NameGenerator.LAST_RESORT + NameGenerator.digits(random);
   }
 
-  /** Fails the build when a fallback word, or the last resort, is not a good display name. */
+  /**
+   * Fails the build when a fallback word, or the last resort, is refused for what it says or
+   * holds. Length is not checked: display names configured shorter than "Player0000" get it
+   * anyway, as a name must be given.
+   */
   void checkFallback(List<String> adjectives, List<String> nouns) {
     for (String w : adjectives) {
       checkWord("fallbackAdjectives", w);
@@ -121,7 +126,7 @@ final class DefaultModerator implements Moderator {
 
   private void checkWord(String field, String word) {
     Ruling r = check(word, Surface.DISPLAY_NAME);
-    if (!r.allowed()) {
+    if (!r.allowed() && r.reason() != Reason.TOO_LONG && r.reason() != Reason.TOO_SHORT) {
       throw new InvalidValueException(field, Lists.quote(word),
           "a word that passes as a display name; refused: " + r.reason().label());
     }

@@ -1,12 +1,12 @@
 package dev.sluice.moderation;
 
 import dev.sluice.core.InvalidValueException;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -93,22 +93,30 @@ final class Lists {
   }
 
   private static List<Entry> parse(InputStream in, String where) throws IOException {
-    BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8
-        .newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT)));
+    byte[] bytes = in.readAllBytes();
+    CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
     List<Entry> out = new ArrayList<>();
     int n = 0;
-    try {
-      for (String line; (line = r.readLine()) != null; ) {
-        n++;
-        String s = (n == 1 && line.startsWith("\uFEFF") ? line.substring(1) : line).strip();
-        boolean keycap = s.equals("#\uFE0F\u20E3") || s.equals("#\u20E3");
-        if (!s.isEmpty() && (keycap || s.charAt(0) != '#')) {
-          out.add(new Entry(s, where + ":" + n));
-        }
+    for (int start = 0; start < bytes.length; ) {
+      int end = start;
+      while (end < bytes.length && bytes[end] != '\n') {
+        end++;
       }
-    } catch (CharacterCodingException e) {
-      throw new InvalidValueException(where + ":" + (n + 1), "bytes", "UTF-8 text");
+      n++;
+      String line;
+      try {
+        line = utf8.decode(ByteBuffer.wrap(bytes, start, end - start)).toString();
+      } catch (CharacterCodingException e) {
+        throw new InvalidValueException(where + ":" + n, "bytes", "UTF-8 text");
+      }
+      start = end + 1;
+      String s = (n == 1 && line.startsWith("\uFEFF") ? line.substring(1) : line).strip();
+      boolean keycap = s.equals("#\uFE0F\u20E3") || s.equals("#\u20E3");
+      if (!s.isEmpty() && (keycap || s.charAt(0) != '#')) {
+        out.add(new Entry(s, where + ":" + n));
+      }
     }
     return out;
   }

@@ -39,7 +39,8 @@ public interface Moderator {
   /**
    * The proposed display name when it passes, otherwise an Adjective + Noun + 4 digits name
    * ("BraveOtter0427") that passes: up to 16 tries from {@code random}, then "Player" and 4
-   * digits. A seeded random gives the same names every time.
+   * digits (even where display names are configured shorter than that). A seeded random gives the
+   * same names every time.
    */
   String displayName(CharSequence proposed, RandomGenerator random);
 

@@ -16,7 +16,7 @@ import java.util.function.IntPredicate;
  *       the segments between separators. Terms match as whole words here, and "*term*" entries
  *       anywhere inside.
  *   <li>joined: runs of consecutive short segments of one or two characters ("f u c k", "fu-ck",
- *       "n.a.z.i"), and the whole name with separators and other punctuation dropped ("f,u,c,k").
+ *       "n.a.z.i"; {@link TermIndex} joins them from {@link #segments}), and the whole name with separators and other punctuation dropped ("f,u,c,k").
  *       Only whole-word matches count here: "The pen is mightier" and "Scunthorpe United" stay
  *       clean ("pen" is three long, and neither joined name is a term), while a name that is
  *       nothing but a split term ("Pen Is") is caught, as seed 001's whole-name check did.

@@ -108,10 +108,6 @@ public final class SurfaceRules {
     return 16 * maxLength + 16;
   }
 
-  boolean isSeparator(int cp) {
-    return UCharacter.isUWhiteSpace(cp) || separators.indexOf(cp) >= 0;
-  }
-
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof SurfaceRules)) {

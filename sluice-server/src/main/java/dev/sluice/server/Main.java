@@ -18,8 +18,8 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The {@code sluice} command: {@code serve} (the default), {@code check}, {@code --help},
- * {@code --version}.
+ * The {@code sluice} command: {@code serve} (the default), {@code check}, {@code moderate},
+ * {@code --help}, {@code --version}.
  *
  * <p>Exit codes: 0 success; 1 the server could not start (a port in use, a store that cannot be
  * opened, Redis refusing the credentials); 2 the policy is invalid; 64 the command line is wrong
@@ -36,12 +36,15 @@ public final class Main {
       "Usage: sluice [serve] [--config FILE] [--listen HOST:PORT] [--upstream URL]",
       "                      [--admin HOST:PORT|off] [--store URI] [--io-threads N]",
       "       sluice check [--config FILE]",
+      "       sluice moderate [--lists DIR] [--surface SURFACE] [--] TEXT...",
       "       sluice --help | --version",
       "",
       "Commands:",
       "  serve   run the rate-limiting gateway (the default command)",
       "  check   validate a policy file and print the effective policy (after environment",
       "          overrides); exit 0 if valid, 2 with every error listed if not",
+      "  moderate check names as the gateway would, one line per TEXT; exit 0 if all are",
+      "          allowed, 1 if any is refused, 2 if a list file is invalid",
       "",
       "Options:",
       "  --config FILE        policy file (YAML); default: the embedded default policy (seed 000)",
@@ -125,8 +128,17 @@ public final class Main {
           return serve(parseServe(rest, env));
         case "check":
           return check(parseCheck(rest));
+        case "moderate":
+          try {
+            return new ModerateCommand(out, err).run(rest);
+          } catch (UsageException e) {
+            // Issue 12: a list-testing tool's bad usage is exit 2, like its bad lists.
+            err.println("sluice: " + e.getMessage());
+            return INVALID_POLICY;
+          }
         default:
-          throw new UsageException("unknown command '" + command + "' (expected: serve or check)");
+          throw new UsageException("unknown command '" + command
+              + "' (expected: serve, check or moderate)");
       }
     } catch (UsageException e) {
       err.println("sluice: " + e.getMessage());

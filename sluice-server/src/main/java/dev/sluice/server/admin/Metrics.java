@@ -46,6 +46,8 @@ public final class Metrics implements GatewayEvents {
   private final Map<String, LongAdder> closes = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> generated = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> decisionErrors = new ConcurrentHashMap<>();
+  /** By "surface,reason": both come from the moderation module's enums, so the set is bounded. */
+  private final Map<String, LongAdder> moderation = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> lastShadowLog = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> lastFailureLog = new ConcurrentHashMap<>();
   private final LongAdder storeErrors = new LongAdder();
@@ -250,6 +252,17 @@ public final class Metrics implements GatewayEvents {
     counter(generated, label).increment();
   }
 
+  @Override
+  public void moderated(String surface, String reason) {
+    counter(moderation, surface + "," + reason).increment();
+  }
+
+  /** The count of moderation checks of {@code surface} that ended in {@code reason}. */
+  public long moderationChecks(String surface, String reason) {
+    LongAdder a = moderation.get(surface + "," + reason);
+    return a == null ? 0 : a.sum();
+  }
+
   /** Counts a policy reload. */
   public void reload(boolean ok) {
     (ok ? reloadsOk : reloadsFailed).increment();
@@ -333,6 +346,15 @@ public final class Metrics implements GatewayEvents {
         "Responses the gateway generated itself (429, 413, 502, 504...), by status.", "status",
         generated);
     renderStore(sb, store);
+    header(sb, "sluice_moderation_checks_total", "counter",
+        "JSON fields checked by the moderation section, by surface and reason (none: allowed).");
+    for (Map.Entry<String, LongAdder> e : new TreeMap<>(moderation).entrySet()) {
+      int comma = e.getKey().indexOf(',');
+      sb.append("sluice_moderation_checks_total{surface=\"")
+          .append(escape(e.getKey().substring(0, comma))).append("\",reason=\"")
+          .append(escape(e.getKey().substring(comma + 1))).append("\"} ")
+          .append(e.getValue().sum()).append('\n');
+    }
     return sb.toString();
   }
 

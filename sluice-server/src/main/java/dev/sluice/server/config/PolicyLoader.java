@@ -70,7 +70,7 @@ public final class PolicyLoader {
       "TRUST_PROXY", "TRUSTED_PROXIES", "RATE_LIMIT_MAX", "RATE_LIMIT_WINDOW_MS");
 
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
-      "routes", "global", "response", "cors", "websocket", "gateway", "store");
+      "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation");
   private static final List<String> TRUST_KEYS =
       List.of("hops", "proxies", "headers", "ipv6Prefix", "unknownBucket");
   private static final List<String> RULE_KEYS =
@@ -626,6 +626,8 @@ public final class PolicyLoader {
       WebSocketSettings websocket = websocket(doc);
       GatewaySettings gateway = gateway(doc);
       StoreSettings store = store(doc);
+      ModerationSettings moderation = ModerationSection.parse(ctx, doc, websocket.actionField(),
+          out);
       if (!ctx.errors.isEmpty()) {
         return null;
       }
@@ -636,7 +638,8 @@ public final class PolicyLoader {
         ctx.coreError(root, "(policy)", e, null);
         return null;
       }
-      return new ServerConfig(built, response, cors, websocket, gateway, store, ctx.source, trust);
+      return new ServerConfig(built, response, cors, websocket, gateway, store, ctx.source, trust,
+          moderation);
     }
 
     private Obj section(Obj doc, String key, List<String> keys, String what) {

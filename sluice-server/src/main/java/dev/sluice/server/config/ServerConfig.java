@@ -15,6 +15,7 @@ import java.nio.file.Path;
  * @param store where counters live
  * @param source the policy file, or null for the embedded default
  * @param trust the trusted-proxy settings as written (the resolver is {@code policy.clientAddress()})
+ * @param moderation the JSON fields and WebSocket messages the gateway checks
  */
 public record ServerConfig(
     Policy policy,
@@ -24,7 +25,19 @@ public record ServerConfig(
     GatewaySettings gateway,
     StoreSettings store,
     Path source,
-    TrustSettings trust) {
+    TrustSettings trust,
+    ModerationSettings moderation) {
+
+  public ServerConfig {
+    moderation = moderation == null ? ModerationSettings.none() : moderation;
+  }
+
+  /** A config without moderation. */
+  public ServerConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
+      TrustSettings trust) {
+    this(policy, response, cors, websocket, gateway, store, source, trust, null);
+  }
 
   /** A config with default trust settings. */
   public ServerConfig(Policy policy, ResponseSettings response, CorsSettings cors,
@@ -34,6 +47,7 @@ public record ServerConfig(
 
   /** This config with other store settings. */
   public ServerConfig withStore(StoreSettings store) {
-    return new ServerConfig(policy, response, cors, websocket, gateway, store, source, trust);
+    return new ServerConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation);
   }
 }

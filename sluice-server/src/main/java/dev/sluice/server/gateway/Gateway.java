@@ -30,6 +30,7 @@ import java.util.function.Supplier;
  * HttpServerCodec (header and request-line caps)
  *   -&gt; IdleTimeout -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
  *   -&gt; HttpRateLimitHandler (429 and limit headers) -&gt; WebSocketGuardHandler (caps, frames)
+ *   -&gt; ModerationHandler (422 for refused names in JSON bodies and messages)
  *   -&gt; ProxyHandler (streams to the upstream; WebSockets relayed end to end)
  * </pre>
  *
@@ -214,6 +215,7 @@ public final class Gateway implements AutoCloseable {
                         listener))
                     .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws,
                         tick, listener))
+                    .addLast("moderate", new ModerationHandler(snapshots, ev))
                     .addLast("proxy", new ProxyHandler(up, pool, snapshots, ev));
               }
             })

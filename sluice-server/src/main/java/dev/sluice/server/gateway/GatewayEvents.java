@@ -44,6 +44,12 @@ public interface GatewayEvents {
   /** A WebSocket connection was closed with {@code code} (1000, 1008, 1009, 1013, 1006 abnormal...). */
   default void webSocketClosed(int code) {}
 
+  /**
+   * A JSON field was checked by the moderation section: {@code surface} like {@code username},
+   * {@code reason} like {@code blocked_term}, or {@code none} when it was allowed.
+   */
+  default void moderated(String surface, String reason) {}
+
   /** The gateway answered by itself: 413, 414, 431, 502, 504 and so on. */
   default void generated(int status) {}
 

@@ -6,6 +6,7 @@ import dev.sluice.netty.HttpRateLimitSettings;
 import dev.sluice.netty.WebSocketGuardSettings;
 import dev.sluice.server.config.CorsSettings;
 import dev.sluice.server.config.GatewaySettings;
+import dev.sluice.server.config.ModerationSettings;
 import dev.sluice.server.config.ResponseSettings;
 import dev.sluice.server.config.ServerConfig;
 import dev.sluice.server.config.WebSocketSettings;
@@ -25,6 +26,7 @@ final class Snapshot {
   final CorsHeaders cors;
   final HttpRateLimitSettings http;
   final WebSocketGuardSettings ws;
+  final ModerationSettings moderation;
 
   private Snapshot(ServerConfig config) {
     this.config = config;
@@ -46,6 +48,7 @@ final class Snapshot {
         .refuseWebSocketBeforeUpgrade(w.refuseBeforeUpgrade())
         .build();
     this.ws = webSocket(policy, w);
+    this.moderation = config.moderation();
   }
 
   static Snapshot of(ServerConfig config) {

@@ -178,7 +178,8 @@ class PolicyLoaderTest {
   void unknownTopLevelSection_isRejected() {
     assertThat(errors(MINIMAL + "rule: {}\n")).containsExactly(
         "p.yaml:12: rule : unknown key (expected: did you mean 'rules'? one of version, trust, "
-            + "dimensions, rules, routes, global, response, cors, websocket, gateway, store)");
+            + "dimensions, rules, routes, global, response, cors, websocket, gateway, store, "
+            + "moderation)");
   }
 
   @Test

@@ -91,6 +91,12 @@ final class Fixtures {
     final List<String> upstreamFailures = new CopyOnWriteArrayList<>();
     final List<String> failures = new CopyOnWriteArrayList<>();
     final AtomicLong opened = new AtomicLong();
+    final List<String> moderated = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void moderated(String surface, String reason) {
+      moderated.add(surface + ":" + reason);
+    }
 
     @Override
     public void decision(String kind, Decision decision) {

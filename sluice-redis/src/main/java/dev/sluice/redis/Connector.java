@@ -16,6 +16,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -57,6 +58,7 @@ final class Connector implements AutoCloseable {
   private final AbstractRedisClient client;
   private final RedisClient probe;
   private final ScheduledThreadPoolExecutor thread;
+  private final HashedWheelTimer timer;
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private volatile Library.Conn conn;
   private final Watch watch;
@@ -74,7 +76,10 @@ final class Connector implements AutoCloseable {
     this.events = events;
     this.degraded = b.fallback != null ? "answered by the fallback store"
         : "each rule's onStoreError";
+    this.timer = Threads.timer(b.deadlineNanos);
     this.resources = ClientResources.builder()
+        .threadFactoryProvider(Threads.provider())
+        .timer(timer)
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2,
             TimeUnit.MILLISECONDS))
         .build();
@@ -131,7 +136,21 @@ final class Connector implements AutoCloseable {
     });
     // close() drops the next attempt and lets a running one finish (see there)
     thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+  }
+
+  /** Starts connecting in the background; the warmer and callbacks must be usable by now. */
+  void start() {
     thread.execute(() -> attempt(FIRST_RETRY_MILLIS));
+  }
+
+  /** Lettuce's computation pool: where timeouts complete calls. */
+  java.util.concurrent.Executor executor() {
+    return resources.eventExecutorGroup();
+  }
+
+  /** The timer behind Lettuce's command timeouts, shared by the store's other deadlines. */
+  HashedWheelTimer timer() {
+    return timer;
   }
 
   /** The connection once ready, else null. */
@@ -294,6 +313,7 @@ final class Connector implements AutoCloseable {
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS);
+    timer.stop();
   }
 
   /**

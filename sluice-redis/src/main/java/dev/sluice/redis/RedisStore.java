@@ -215,7 +215,7 @@ public final class RedisStore {
       if (!awaitConnected.isZero()) {
         store.awaitReady(awaitConnected);
       }
-      return store;
+      return fallback == null ? store : new FallbackStore(store, fallback);
     }
   }
 

@@ -59,6 +59,7 @@ final class Connector implements AutoCloseable {
   private final RedisClient probe;
   private final ScheduledThreadPoolExecutor thread;
   private final HashedWheelTimer timer;
+  private final int warmInFlight;
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private volatile Library.Conn conn;
   private final Watch watch;
@@ -91,6 +92,9 @@ final class Connector implements AutoCloseable {
     // until the replies caught up: one stall became seconds of failures. The store's own
     // semaphore still admits at most maxInFlight calls; this is room for their leftovers.
     int queue = b.maxInFlight * LETTUCE_QUEUE_FACTOR;
+    // Within the bound: 64 at once overflowed the queue of a store with maxInFlight below 16,
+    // which then never became ready.
+    this.warmInFlight = Math.min(WARM_UP_IN_FLIGHT, b.maxInFlight);
     TimeoutOptions timeouts = TimeoutOptions.builder()
         .timeoutSource(new Deadline(b.deadlineNanos)).build();
     for (RedisURI uri : endpoint.uris()) {
@@ -279,8 +283,8 @@ final class Connector implements AutoCloseable {
    */
   private void warm(Library.Conn c) throws InterruptedException, ExecutionException,
       TimeoutException {
-    for (int done = 0; done < WARM_UP_CALLS && !closed; done += WARM_UP_IN_FLIGHT) {
-      CompletableFuture<?>[] wave = new CompletableFuture<?>[WARM_UP_IN_FLIGHT];
+    for (int done = 0; done < WARM_UP_CALLS && !closed; done += warmInFlight) {
+      CompletableFuture<?>[] wave = new CompletableFuture<?>[warmInFlight];
       for (int i = 0; i < wave.length; i++) {
         wave[i] = warmer.apply(c);
       }

@@ -144,7 +144,7 @@ final class Calls {
     return ticker.read();
   }
 
-  private RedisCommandTimeoutException timeout() {
+  RedisCommandTimeoutException timeout() {
     return new RedisCommandTimeoutException("Command timed out after "
         + Duration.ofNanos(deadlineNanos).toMillis() + " ms");
   }

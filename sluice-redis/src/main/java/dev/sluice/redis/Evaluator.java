@@ -30,12 +30,14 @@ final class Evaluator {
   private final Calls calls;
   private final LongSupplier pinned;
   private final RuleCodec codec = new RuleCodec();
+  private final Batcher batcher;
   private final String warmId = Long.toHexString(ThreadLocalRandom.current().nextLong());
 
   Evaluator(Keys keys, Calls calls, LongSupplier pinned) {
     this.keys = keys;
     this.calls = calls;
     this.pinned = pinned;
+    this.batcher = keys.cluster() ? null : new Batcher(calls, this::clock);
   }
 
   /** The rules of one hash slot, in check order. */
@@ -55,11 +57,9 @@ final class Evaluator {
     if (rules.size() == 1) {
       RuleCodec.Bucket b = codec.encode(rules.get(0)).bucket();
       if (b != null && cost > 0 && cost < TWO53 / b.intervalMicros()) {
-        String[] k = {ruleKeys.get(0)};
-        String[] a = {clock(), Long.toString(cost), b.prefix(), b.cap(), b.interval()};
-        return calls.call("evaluate", c -> calls.<Long>run(c, Scripts.BUCKET,
-            ScriptOutputType.INTEGER, k, a)).thenApply(r -> new Verdict[] {
-                bucketVerdict(b, cost, r)});
+        String key = ruleKeys.get(0);
+        return calls.call("evaluate", c -> bucket(c, key, b, cost)).thenApply(r -> new Verdict[] {
+            bucketVerdict(b, cost, r)});
       }
     }
     long start = calls.now();
@@ -213,6 +213,17 @@ final class Evaluator {
     return Verdict.refused(limit, remaining, reset, retry, score, type == 2);
   }
 
+  /** bucket.lua on one key: batched with concurrent ones on a standalone server. */
+  private CompletableFuture<Long> bucket(Library.Conn c, String key, RuleCodec.Bucket b,
+      long cost) {
+    if (batcher != null) {
+      return batcher.submit(c, key, b, cost);
+    }
+    String[] k = {key};
+    String[] a = {clock(), Long.toString(cost), b.prefix(), b.cap(), b.interval()};
+    return calls.run(c, Scripts.BUCKET, ScriptOutputType.INTEGER, k, a);
+  }
+
   /**
    * One token-bucket decision's client work on {@code c} (codec, key, script call, reply), at
    * cost 0 on a key nobody uses: Redis finds nothing and stores nothing (bucket.lua deletes a
@@ -220,9 +231,7 @@ final class Evaluator {
    */
   CompletableFuture<Verdict> warmUp(Library.Conn c) {
     RuleCodec.Bucket b = codec.encode(WARM_UP).bucket();
-    String[] k = {keys.rule(WARM_UP.name() + ":" + warmId)};
-    String[] a = {clock(), "0", b.prefix(), b.cap(), b.interval()};
-    return calls.<Long>run(c, Scripts.BUCKET, ScriptOutputType.INTEGER, k, a)
+    return bucket(c, keys.rule(WARM_UP.name() + ":" + warmId), b, 0)
         .thenApply(r -> bucketVerdict(b, 0, r));
   }
 }

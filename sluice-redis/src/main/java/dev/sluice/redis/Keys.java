@@ -26,6 +26,10 @@ final class Keys {
     return prefix;
   }
 
+  boolean cluster() {
+    return cluster;
+  }
+
   /**
    * The rule's key: the prefix, the rule name, then the identity part as a hash tag. Core keys
    * are {@code <escaped rule>:<escaped values>}; the rule name holds no ':'.

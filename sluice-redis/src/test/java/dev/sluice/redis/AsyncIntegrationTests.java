@@ -157,6 +157,57 @@ class AsyncIntegrationTests {
     }
   }
 
+  /**
+   * 2,000 token-bucket decisions at once on 50 keys and two rule shapes (one at cost 2): they
+   * leave in a few batched calls, and every key ends exactly as if they had run one at a time:
+   * 20 allowed on the burst-20 rule with remaining 19..0 once each, 3 on the burst-7 rule at
+   * cost 2.
+   */
+  @Test
+  void concurrentTokenBucketDecisions_batched_answerAsIfOneAtATime() throws Exception {
+    Rule twenty = Rule.builder("twenty")
+        .limit(Limit.tokenBucket("b", 20, 1, Duration.ofHours(1))).build();
+    Rule seven = Rule.builder("seven")
+        .limit(Limit.tokenBucket("b", 7, 1, Duration.ofHours(1))).build();
+    RedisProcess redis = Servers.standalone();
+    try (Store store = builder(redis.uri(), "batch", Duration.ofSeconds(5)).maxInFlight(4096)
+        .refusalCacheSize(0).build()) {
+      long callsBefore = redis.scriptCalls();
+      List<CompletableFuture<Verdicts>> twenties = new ArrayList<>();
+      List<CompletableFuture<Verdicts>> sevens = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        Identity who = Identity.ip("10.5.0." + i % 50);
+        twenties.add(store.evaluateAsync(List.of(twenty), who, 1, new Verdicts())
+            .toCompletableFuture());
+        sevens.add(store.evaluateAsync(List.of(seven), who, 2, new Verdicts())
+            .toCompletableFuture());
+      }
+      List<List<Long>> remaining = new ArrayList<>();
+      int[] sevenAllowed = new int[50];
+      for (int k = 0; k < 50; k++) {
+        remaining.add(new ArrayList<>());
+      }
+      for (int i = 0; i < 1000; i++) {
+        Verdicts t = twenties.get(i).get(10, TimeUnit.SECONDS);
+        Verdicts s = sevens.get(i).get(10, TimeUnit.SECONDS);
+        if (t.allowed(0)) {
+          remaining.get(i % 50).add(t.remaining(0));
+        } else {
+          assertThat(t.retryAfterNanos(0)).isPositive();
+        }
+        sevenAllowed[i % 50] += s.allowed(0) ? 1 : 0;
+      }
+      for (int k = 0; k < 50; k++) {
+        assertThat(remaining.get(k)).as("key %d", k).hasSize(20)
+            .containsExactlyInAnyOrderElementsOf(java.util.stream.LongStream.range(0, 20)
+                .boxed().toList());
+        assertThat(sevenAllowed[k]).as("key %d at cost 2", k).isEqualTo(3);
+      }
+      assertThat(redis.scriptCalls() - callsBefore).as("calls for 2,000 decisions")
+          .isLessThan(500);
+    }
+  }
+
   @Test
   void fallback_answersDegraded_onTheSameStage_atTheDeadline() throws Exception {
     Rule three = Rule.builder("three").limit(Limit.fixedWindow("w", 3, Duration.ofHours(1)))

@@ -16,12 +16,13 @@ import java.util.function.Supplier;
  * 2-vCPU VM 10-15 us per call, about 5 us per decision in calls of 64; docs/bench/redis.md),
  * and each call is also a command for the client to encode, write, read and decode.
  *
- * <p>How, without waiting for a batch to fill: at most {@value #CALLS} batch calls are in
- * flight; a decision that finds a free one goes at once (alone, as a plain {@code bucket}
- * call, when nothing else is queued), and decisions that arrive while both are out queue up
- * and leave together, up to {@value #MAX_BATCH}, as soon as one returns. An idle store thus
- * adds no latency; a busy one sends fewer, larger calls. Decisions run in arrival order, each
- * the same transition as alone.
+ * <p>How, without waiting for a batch to fill (Nagle's algorithm, counted in calls): while
+ * fewer than {@value #CALLS} calls are in flight a decision goes at once (alone, as a plain
+ * {@code bucket} call, when nothing else is queued); decisions that arrive while they are out
+ * queue up and leave together as soon as one returns, or as soon as {@value #MAX_BATCH} are
+ * queued, so a slow Redis does not cap the rate at two batches per round trip. An idle store
+ * thus adds no latency; a busy one sends fewer, larger calls. Decisions run in arrival order,
+ * each the same transition as alone.
  *
  * <p>Deadlines: a batch is bounded by its oldest decision's deadline, and a queued decision
  * waits only for batches made of older ones, so no decision waits past its own deadline; a
@@ -57,6 +58,7 @@ final class Batcher {
   private final Calls calls;
   private final Supplier<String> clock;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger queued = new AtomicInteger();
   private final AtomicInteger sending = new AtomicInteger();
 
   Batcher(Calls calls, Supplier<String> clock) {
@@ -68,19 +70,21 @@ final class Batcher {
   CompletableFuture<Long> submit(Library.Conn c, String key, RuleCodec.Bucket b, long cost) {
     Pending p = new Pending(key, b, cost, calls.now() + calls.deadlineNanos());
     queue.offer(p);
+    queued.incrementAndGet();
     drain(c);
     return p.result;
   }
 
   /**
-   * Sends what is queued while a call is free. A submitter that finds both out leaves its
-   * decision queued; the completing call drains after it frees its slot: offer-then-check
-   * against decrement-then-check, so nothing is left behind.
+   * Sends what is queued while a call is free or a batch is full. A submitter that finds the
+   * calls out leaves its decision queued; the completing call drains after it frees its slot:
+   * count-then-check against free-then-check, so nothing is left behind.
    */
   private void drain(Library.Conn c) {
-    while (!queue.isEmpty()) {
+    while (true) {
+      int waiting = queued.get();
       int n = sending.get();
-      if (n >= CALLS) {
+      if (waiting == 0 || (n >= CALLS && waiting < MAX_BATCH)) {
         return;
       }
       if (!sending.compareAndSet(n, n + 1)) {
@@ -100,6 +104,7 @@ final class Batcher {
     long now = calls.now();
     Pending p;
     while (batch.size() < MAX_BATCH && (p = queue.poll()) != null) {
+      queued.decrementAndGet();
       if (p.deadline - now <= 0) {
         p.result.completeExceptionally(calls.timeout());
       } else {

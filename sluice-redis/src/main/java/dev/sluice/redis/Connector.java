@@ -28,7 +28,8 @@ import java.util.function.Function;
 /**
  * Connects the store to Redis before it serves, and says what happens. Ready means connected,
  * authenticated, the scripts loaded on every master, and the decision path warmed by 2,048
- * calls (64 at a time, at cost 0: nothing is stored). Why warm: a cold client answers its
+ * calls (64 at a time, at cost 0: nothing is stored; at most 1 s of them, for a Redis far
+ * away). Why warm: a cold client answers its
  * first burst late. On a 2-vCPU VM a cold burst of 64 threads x 40 decisions took 421-660 ms
  * with 0-64 of them degraded; warmed, 64-276 ms with none, for 100-300 ms more at start.
  *
@@ -47,6 +48,7 @@ final class Connector implements AutoCloseable {
   /** Warm-up decisions before ready, and how many at once; see the class comment. */
   static final int WARM_UP_CALLS = 2048;
   static final int WARM_UP_IN_FLIGHT = 64;
+  private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final int LETTUCE_QUEUE_FACTOR = 4;
 
   private final Endpoint endpoint;
@@ -283,7 +285,9 @@ final class Connector implements AutoCloseable {
    */
   private void warm(Library.Conn c) throws InterruptedException, ExecutionException,
       TimeoutException {
-    for (int done = 0; done < WARM_UP_CALLS && !closed; done += warmInFlight) {
+    long until = System.nanoTime() + WARM_UP_NANOS;
+    for (int done = 0; done < WARM_UP_CALLS && !closed && System.nanoTime() - until < 0;
+        done += warmInFlight) {
       CompletableFuture<?>[] wave = new CompletableFuture<?>[warmInFlight];
       for (int i = 0; i < wave.length; i++) {
         wave[i] = warmer.apply(c);

@@ -208,6 +208,47 @@ class AsyncIntegrationTests {
     }
   }
 
+  /**
+   * The uniform batches (one rule, cost 1): 1,000 decisions on 50 keys, whose keys repeat
+   * within a call, end as one at a time would (remaining 19..0 per key); 1,000 on distinct keys
+   * are each a key's first.
+   */
+  @Test
+  void uniformBatches_withAndWithoutRepeatedKeys_answerAsIfOneAtATime() throws Exception {
+    Rule twenty = Rule.builder("twenty")
+        .limit(Limit.tokenBucket("b", 20, 1, Duration.ofHours(1))).build();
+    try (Store store = builder(Servers.standalone().uri(), "uniform", Duration.ofSeconds(5))
+        .maxInFlight(4096).refusalCacheSize(0).build()) {
+      List<CompletableFuture<Verdicts>> repeated = new ArrayList<>();
+      List<CompletableFuture<Verdicts>> distinct = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        repeated.add(store.evaluateAsync(List.of(twenty), Identity.ip("10.6.0." + i % 50), 1,
+            new Verdicts()).toCompletableFuture());
+      }
+      for (int i = 0; i < 1000; i++) {
+        distinct.add(store.evaluateAsync(List.of(twenty), Identity.ip("10.7." + i / 250 + "."
+            + i % 250), 1, new Verdicts()).toCompletableFuture());
+      }
+      List<List<Long>> remaining = new ArrayList<>();
+      for (int k = 0; k < 50; k++) {
+        remaining.add(new ArrayList<>());
+      }
+      for (int i = 0; i < 1000; i++) {
+        Verdicts v = repeated.get(i).get(10, TimeUnit.SECONDS);
+        if (v.allowed(0)) {
+          remaining.get(i % 50).add(v.remaining(0));
+        }
+        Verdicts first = distinct.get(i).get(10, TimeUnit.SECONDS);
+        assertThat(first.allowed(0)).isTrue();
+        assertThat(first.remaining(0)).isEqualTo(19);
+      }
+      for (int k = 0; k < 50; k++) {
+        assertThat(remaining.get(k)).as("key %d", k).containsExactlyInAnyOrderElementsOf(
+            java.util.stream.LongStream.range(0, 20).boxed().toList());
+      }
+    }
+  }
+
   @Test
   void fallback_answersDegraded_onTheSameStage_atTheDeadline() throws Exception {
     Rule three = Rule.builder("three").limit(Limit.fixedWindow("w", 3, Duration.ofHours(1)))

@@ -159,8 +159,8 @@ final class Load {
   /** Totals over one or more runs. */
   static final class Result {
     static final String HEADER = String.format(Locale.ROOT, "%-34s %12s %9s %9s %10s %10s %12s "
-        + "%12s %9s", "library", "decisions/s", "p50 us", "p99 us", "sent/dec", "exec/dec",
-        "cmd us/dec", "cpu us/dec", "degraded");
+        + "%12s %12s %9s", "library", "decisions/s", "p50 us", "p99 us", "sent/dec", "exec/dec",
+        "cmd us/dec", "cpu us/dec", "client us/dec", "degraded");
 
     final String name;
     final Histogram hist = new Histogram();
@@ -170,6 +170,7 @@ final class Load {
     long executedCalls;
     double commandMicros;
     double cpuSeconds;
+    double clientCpuSeconds;
     long degraded;
 
     Result(String name) {
@@ -200,14 +201,16 @@ final class Load {
       executedCalls += r.executedCalls;
       commandMicros += r.commandMicros;
       cpuSeconds += r.cpuSeconds;
+      clientCpuSeconds += r.clientCpuSeconds;
       degraded += r.degraded;
     }
 
     String row() {
       double n = Math.max(1, decisions());
       return String.format(Locale.ROOT, "%-34s %,12.0f %9.1f %9.1f %10.4f %10.4f %12.3f %12.3f "
-          + "%9d", name, rate(), hist.quantile(0.5) / 1e3, hist.quantile(0.99) / 1e3,
-          sentCalls / n, executedCalls / n, commandMicros / n, cpuMicros(), degraded);
+          + "%12.3f %9d", name, rate(), hist.quantile(0.5) / 1e3, hist.quantile(0.99) / 1e3,
+          sentCalls / n, executedCalls / n, commandMicros / n, cpuMicros(),
+          clientCpuSeconds * 1e6 / n, degraded);
     }
   }
 }

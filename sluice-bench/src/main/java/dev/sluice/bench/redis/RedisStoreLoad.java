@@ -38,7 +38,8 @@ import java.util.TreeMap;
  * makes each thread call and wait. {@code --port N} targets a redis-server already listening on
  * 127.0.0.1:N instead of starting a private one (its statistics are reset with
  * {@code CONFIG RESETSTAT}; its data is left alone: every key is under a fresh prefix);
- * {@code --redis-server PATH} picks the binary; {@code --no-flood} skips the flood.
+ * {@code --redis-server PATH} picks the binary; {@code --no-flood} skips the flood;
+ * {@code --only sluice} (or {@code bucket4j}) runs one library, for a profiler.
  *
  * <p>The limit, in both libraries: a token bucket of 1,000 refilled at 1,000 per day, on
  * {@code --keys} keys picked uniformly at random, so every key exists after the warm-up, is
@@ -51,8 +52,10 @@ import java.util.TreeMap;
  * decision the client sent (round trips: a decision's commands are sequential); commands Redis
  * executed per decision (scripts' inner calls included); command microseconds per decision from
  * {@code INFO commandstats} (see {@link RedisStats} for how inner calls are not counted twice);
- * and redis-server process CPU per decision from {@code INFO cpu} (user + sys: command time plus
- * network reads, writes and the event loop).
+ * redis-server process CPU per decision from {@code INFO cpu} (user + sys: command time plus
+ * network reads, writes and the event loop); and the client's CPU per decision, this JVM's
+ * process CPU time over the round (the library, Lettuce and the driver threads; the idle other
+ * library's threads are in it too, at next to nothing).
  *
  * <p>The flood: one key with a bucket of 10 per day, already empty, hammered by every caller.
  * Sluice's store keeps its local refusal cache (on by default); Bucket4j has none.
@@ -72,6 +75,7 @@ public final class RedisStoreLoad {
     int rounds = 3;
     int port = 0;
     boolean flood = true;
+    String only = null;
     String binary = "redis-server";
     for (int i = 0; i < argv.length; i++) {
       String v = i + 1 < argv.length ? argv[i + 1] : "";
@@ -83,13 +87,14 @@ public final class RedisStoreLoad {
         case "--rounds" -> rounds = Integer.parseInt(v);
         case "--port" -> port = Integer.parseInt(v);
         case "--redis-server" -> binary = v;
+        case "--only" -> only = v;
         case "--no-flood" -> {
           flood = false;
           i--;
         }
         default -> throw new IllegalArgumentException("unknown option: " + argv[i]
             + " (expected: --threads, --in-flight, --seconds, --keys, --rounds, --port, "
-            + "--redis-server, --no-flood)");
+            + "--redis-server, --only sluice|bucket4j, --no-flood)");
       }
       i++;
     }
@@ -104,7 +109,7 @@ public final class RedisStoreLoad {
     }
     final Process started = server;
     try {
-      run(port, new Load(threads, inFlight), seconds, keys, rounds, flood);
+      run(port, new Load(threads, inFlight), seconds, keys, rounds, flood, only);
     } finally {
       if (started != null) {
         started.destroy();
@@ -114,8 +119,8 @@ public final class RedisStoreLoad {
     System.exit(0);
   }
 
-  private static void run(int port, Load load, int seconds, int keys, int rounds, boolean flood)
-      throws Exception {
+  private static void run(int port, Load load, int seconds, int keys, int rounds, boolean flood,
+      String only) throws Exception {
     String uri = "redis://127.0.0.1:" + port;
     RedisClient adminClient = RedisClient.create(uri);
     StatefulRedisConnection<String, String> adminConn = connect(adminClient, StringCodec.UTF8);
@@ -132,11 +137,20 @@ public final class RedisStoreLoad {
     Load.Result bucket4j = new Load.Result("Bucket4j Lettuce CAS");
     try (Subject s = Subject.sluice(uri, "bench" + run + ":", keys, CAPACITY, PERIOD, 0);
         Subject b = Subject.bucket4j(uri, "b4j" + run + ":", keys, CAPACITY, PERIOD)) {
-      load.warm(s, keys);
-      load.warm(b, keys);
+      boolean both = only == null;
+      if (both || only.equals("sluice")) {
+        load.warm(s, keys);
+      }
+      if (both || only.equals("bucket4j")) {
+        load.warm(b, keys);
+      }
       for (int r = 1; r <= rounds; r++) {
-        measure(sluice, s, admin, load, seconds, keys, r);
-        measure(bucket4j, b, admin, load, seconds, keys, r);
+        if (both || only.equals("sluice")) {
+          measure(sluice, s, admin, load, seconds, keys, r);
+        }
+        if (both || only.equals("bucket4j")) {
+          measure(bucket4j, b, admin, load, seconds, keys, r);
+        }
       }
     }
     System.out.println();
@@ -191,6 +205,12 @@ public final class RedisStoreLoad {
     }
   }
 
+  /** This JVM's CPU time: the client's side of a decision (library, driver, Lettuce). */
+  private static long clientCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
   private static String loadAverage() {
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
@@ -208,7 +228,9 @@ public final class RedisStoreLoad {
     RedisStats before = RedisStats.read(admin);
     s.resetSent();
     Load.Result one = new Load.Result(into.name);
+    long clientBefore = clientCpuNanos();
     load.run(s, seconds, keys, one);
+    one.clientCpuSeconds = (clientCpuNanos() - clientBefore) / 1e9;
     RedisStats after = RedisStats.read(admin);
     Map<String, Long> sent = s.sent();
     long sentCalls;

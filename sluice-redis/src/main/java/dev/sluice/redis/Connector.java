@@ -325,8 +325,11 @@ final class Connector implements AutoCloseable {
   }
 
   /**
-   * Lettuce's command timeout: the deadline for calls, the handshake timeout for FUNCTION and
-   * SCRIPT LOAD, which compile the library and may take longer than a decision on a busy server.
+   * Lettuce's command timeout: the deadline for the data path (the scripts, DBSIZE), the
+   * handshake timeout for everything else: FUNCTION and SCRIPT LOAD compile the library, and the
+   * commands Lettuce sends while connecting (CLIENT SETINFO, PING, ...) may take longer than a
+   * decision on a busy server. Since the store's timer fires a deadline within a tenth of it
+   * (Lettuce's ticked every 100 ms), a 50 ms deadline on those failed connects under load.
    */
   private static final class Deadline extends TimeoutOptions.TimeoutSource {
     private final long deadlineNanos;
@@ -338,8 +341,9 @@ final class Connector implements AutoCloseable {
     @Override
     public long getTimeout(RedisCommand<?, ?, ?> command) {
       var type = command.getType();
-      return type == CommandType.FUNCTION || type == CommandType.SCRIPT
-          ? HANDSHAKE_TIMEOUT.toNanos() : deadlineNanos;
+      return type == CommandType.FCALL || type == CommandType.EVALSHA
+          || type == CommandType.EVAL || type == CommandType.DBSIZE
+          ? deadlineNanos : HANDSHAKE_TIMEOUT.toNanos();
     }
 
     @Override

@@ -184,7 +184,8 @@ final class LettuceStore implements Store {
     String[] k = {keys.lease(key)};
     String[] a = {clock(), op, Long.toString(id), Integer.toString(max),
         Long.toString(RuleCodec.micros(ttlNanos))};
-    return calls.call(what, c -> calls.<Long>run(c, Scripts.LEASES, ScriptOutputType.INTEGER, k, a));
+    return calls.call(what, c -> calls.<Long>run(c, Scripts.LEASES, ScriptOutputType.INTEGER, k,
+        a));
   }
 
   @Override

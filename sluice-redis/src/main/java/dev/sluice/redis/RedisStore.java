@@ -20,19 +20,12 @@ import java.util.function.LongSupplier;
  * }</pre>
  *
  * <h2>One round trip per decision, asynchronous</h2>
- * A check is one script call when all its keys share a hash slot: always on a standalone
- * server, and on a cluster for every single-rule check (all limits of a rule, its ban and its
- * sliding logs are stored under the hash tag {@code {<rule key>}}). A check over rules whose keys
- * land on different cluster slots runs one script per slot in parallel, each consuming only if
- * its own enforcing rules allow; if any slot refused, the slots that consumed are refunded
- * before the check completes (consume-then-refund). A refusal therefore consumes nothing once
- * it completes; in between, concurrent calls may see less allowance than there is, never more.
- * On a standalone server, concurrent token-bucket decisions leave together in one call. Every
+ * A check is one script call when its keys share a hash slot: always on a standalone server,
+ * and on a cluster for every single-rule check (a rule's state is under the hash tag of its
+ * identity); across slots, one call per slot, then consume-then-refund before the check
+ * completes. Concurrent token-bucket decisions on a standalone server share a call. Every
  * operation is asynchronous ({@code evaluateAsync}, ...); the synchronous ones wait for it.
- *
- * <h2>Time</h2>
- * Redis counts microseconds (the Java stores count nanoseconds): durations in rules are rounded
- * up to whole microseconds, and returned durations are microseconds times 1000.
+ * Durations are whole microseconds in Redis, rounded up (sluice-redis/README.md).
  *
  * <h2>Failures</h2>
  * Each call has a deadline; past it, on a connection error, when the circuit is open or when too

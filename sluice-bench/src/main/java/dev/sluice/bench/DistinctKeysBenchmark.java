@@ -36,6 +36,11 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code sluiceReusedIdentity} also picks from 1,000,000 prebuilt identities. {@code baselinePickKey}
  * only picks the key, to show how much of each figure is the machine's memory latency.
  *
+ * <p>The {@code ...FromRequest} pair formats the picked address into a new string per call, as a
+ * server decodes each request's address, and hands both libraries that string: the map then
+ * hashes it and compares it with its stored key's characters, where the other methods pass the
+ * stored string itself (hash cached, equal by reference) and Sluice reads its cold characters.
+ *
  * <p>Run (from the repository root, after
  * {@code mvn -pl sluice-core,sluice-bench -am package -DskipTests}):
  *
@@ -114,6 +119,18 @@ public class DistinctKeysBenchmark {
   public boolean sluiceReusedIdentity(HotKeyBenchmark.Into into) {
     return sluice.check(rule, identities[ThreadLocalRandom.current().nextInt(KEYS)], 1,
         into.decision);
+  }
+
+  @Benchmark
+  public boolean sluiceFromRequest(HotKeyBenchmark.Into into) {
+    return sluice.check(rule, Identity.ip(Ips.ip(ThreadLocalRandom.current().nextInt(KEYS))), 1,
+        into.decision);
+  }
+
+  @Benchmark
+  public boolean bucket4jInMapFromRequest() {
+    return bucket4j.computeIfAbsent(Ips.ip(ThreadLocalRandom.current().nextInt(KEYS)), NEW_BUCKET)
+        .tryConsume(1);
   }
 
   @Benchmark

@@ -8,7 +8,9 @@
 #   JAVA_OPTS                   passed to the sluice JVM (default: none; the JVM picks)
 #   SLUICE_JAR                  another build of the server to measure (default: the repo's)
 #   KEEP=1                      keep the work directory (configs, logs, raw wrk output)
-# Results in docs/bench/gateway.md. Takes about 4 minutes: 5 targets x (warm-up + ROUNDS runs).
+#   REDIS=0                     skip the Redis targets (f)-(h)
+#   REDIS_DELAY_MS=5            the round-trip delay target (h) puts in front of Redis
+# Results in docs/bench/gateway.md. Takes about 7 minutes: 8 targets x (warm-up + ROUNDS runs).
 #
 # What runs, each in turn, every one bound to 127.0.0.1 on a free port:
 #   (a) upstream   nginx, one worker, `return 200 '{"ok":true}'`, keep-alive; hit directly
@@ -17,6 +19,12 @@
 #   (d) nginx      proxy_pass to the same upstream, `limit_req` keyed on $binary_remote_addr with a
 #                  rate that never refuses, HTTP/1.1 upstream keep-alive; one worker
 #   (e) nginx      the same proxy_pass without limit_req (what (c) is compared with)
+#   (f) sluice     (b) with its limits in a redis-server (standalone, on CLIENT_CPU like the
+#                  upstream: the store is another machine); goal: >= 0.8x (b)
+#   (g) sluice     (b) again at 256 connections, the reference for (h)
+#   (h) sluice     (f) at 256 connections, Redis behind delay-proxy.py adding REDIS_DELAY_MS per
+#                  round trip (half each way); goal: >= 0.5x (g). An I/O thread that waited on
+#                  Redis would serve one request per delay: 2 threads / 5 ms = 400 requests/s.
 #
 # CPU (the machine has 2 cores; everything is pinned with taskset, and every proxy gets exactly
 # the same): the server under test owns core SERVER_CPU, and wrk runs on core CLIENT_CPU.
@@ -53,6 +61,10 @@ command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
 command -v taskset >/dev/null 2>&1 || need_apt+=(util-linux)
 command -v curl >/dev/null 2>&1 || need_apt+=(curl)
+if [ "${REDIS:-1}" = 1 ]; then
+  command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+  command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+fi
 if [ "${#need_apt[@]}" -gt 0 ]; then
   [ "$(id -u)" = 0 ] || die "missing ${need_apt[*]}; run as root to install them with apt-get"
   log "installing ${need_apt[*]}"
@@ -167,17 +179,18 @@ cpu_ticks() { # pids...: utime + stime of every thread of these processes, in cl
   echo "$t"
 }
 
-declare -A URL CPUPIDS RPS P50 P99 CPU ERRS
+declare -A URL CPUPIDS CONNS RPS P50 P99 CPU ERRS
+conns() { echo "${CONNS[$1]:-$CONNECTIONS}"; }
 warm() { # name
   log "$1: warm-up $WARMUP"
-  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${URL[$1]}" \
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$1")" -d"$WARMUP" "${URL[$1]}" \
     >"$work/warm-$1.txt" 2>&1
 }
 measure() { # name round
   local name="$1" out="$work/wrk-$1-$2.txt" c0 c1 n non2xx sock rps p99 cpu
   # shellcheck disable=SC2086
   c0="$(cpu_ticks ${CPUPIDS[$name]})"
-  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency \
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$name")" -d"$DURATION" --latency \
     "${URL[$name]}" >"$out" 2>&1
   # shellcheck disable=SC2086
   c1="$(cpu_ticks ${CPUPIDS[$name]})"
@@ -244,6 +257,33 @@ start_sluice() { # name policy
 start_sluice sluice-limits "$work/never-refuses.yaml"
 start_sluice sluice-passthrough "$work/passthrough.yaml"
 
+# ---- (f), (g), (h) sluice on Redis ------------------------------------------------------------
+if [ "${REDIS:-1}" = 1 ]; then
+  redis_port="$(free_port)"
+  taskset -c "$CLIENT_CPU" redis-server --bind 127.0.0.1 --port "$redis_port" --save "" \
+    --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &
+  pids+=("$!")
+  for _ in $(seq 100); do
+    redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  delay_port="$(free_port)"
+  taskset -c "$CLIENT_CPU" python3 "$here/sluice-bench/load/delay-proxy.py" "$delay_port" \
+    "$redis_port" "$(awk -v d="${REDIS_DELAY_MS:-5}" 'BEGIN { print d / 2 }')" 3600 \
+    >"$work/delay-proxy.log" 2>&1 &
+  pids+=("$!")
+  log "redis-server on 127.0.0.1:$redis_port, delay proxy on 127.0.0.1:$delay_port"
+  for p in "$redis_port" "$delay_port"; do
+    { cat "$work/never-refuses.yaml"; printf 'store:\n  uri: redis://127.0.0.1:%s\n' "$p"; } \
+      >"$work/redis-$p.yaml"
+  done
+  start_sluice sluice-redis "$work/redis-$redis_port.yaml"
+  start_sluice sluice-limits-256 "$work/never-refuses.yaml"
+  start_sluice sluice-redis-delayed-256 "$work/redis-$delay_port.yaml"
+  CONNS[sluice-limits-256]=256
+  CONNS[sluice-redis-delayed-256]=256
+fi
+
 # ---- (d) nginx with limit_req -----------------------------------------------------------------
 px_port="$(free_port)"
 px_dir="$(nginx_conf proxy "  limit_req_zone \$binary_remote_addr zone=bench:10m rate=1000000r/s;
@@ -288,6 +328,9 @@ CPUPIDS[nginx-proxy_pass]="$pp_pid $(pgrep -P "$pp_pid" | tr '\n' ' ')"
 
 # ---- runs -------------------------------------------------------------------------------------
 targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass)
+if [ "${REDIS:-1}" = 1 ]; then
+  targets+=(sluice-redis sluice-limits-256 sluice-redis-delayed-256)
+fi
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 place_upstream() { # target: the upstream owns the server core only when it is the target
   if [ "$1" = direct ]; then pin "$up_pid" "$SERVER_CPU"; else pin "$up_pid" "$CLIENT_CPU"; fi
@@ -311,15 +354,17 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r + 0 >= g) ? "met" : "missed" }'; }
 
 echo
-echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, $ROUNDS interleaved rounds after a" \
+echo "wrk -t$THREADS -c$CONNECTIONS (or the table's connections) -d$DURATION --latency," \
+  "$ROUNDS interleaved rounds after a" \
   "$WARMUP warm-up each, loopback; server under test on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU" \
   "(upstream: CPU $SERVER_CPU when it is the target, else CPU $CLIENT_CPU); $(nproc) CPUs;" \
   "load average before $load_before, after $load_after"
 echo
-echo "| target | requests/s (median) | each round | p50 ms | p99 ms | server CPU µs/request | errors | vs direct | vs sluice passthrough | vs nginx limit_req | vs nginx proxy_pass |"
-echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | connections | requests/s (median) | each round | p50 ms | p99 ms | server CPU µs/request | errors | vs direct | vs sluice passthrough | vs nginx limit_req | vs nginx proxy_pass |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${targets[@]}"; do
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "${M[$t]}" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "$(conns "$t")" \
+    "${M[$t]}" \
     "$(sed 's/ *$//; s/ /, /g' <<<"${RPS[$t]}")" "$(median "${P50[$t]}")" \
     "$(median "${P99[$t]}")" "$(median "${CPU[$t]}")" "${ERRS[$t]}" \
     "$(ratio "${M[$t]}" "${M[direct]}")" "$(ratio "${M[$t]}" "${M[sluice-passthrough]}")" \
@@ -341,3 +386,11 @@ pass="$(ratio "${M[sluice-passthrough]}" "${M[nginx-proxy_pass]}")"
 cpu_pass="$(ratio "$(median "${CPU[nginx-proxy_pass]}")" "$(median "${CPU[sluice-passthrough]}")")"
 echo "goal 3, sluice passthrough >= 1.00 x nginx proxy_pass: requests/s $pass ($(verdict "$pass" 1.00));" \
   "by CPU per request $cpu_pass ($(verdict "$cpu_pass" 1.00))"
+if [ "${REDIS:-1}" = 1 ]; then
+  red="$(ratio "${M[sluice-redis]}" "${M[sluice-limits]}")"
+  echo "goal 4, sluice on redis >= 0.80 x sluice in memory at $CONNECTIONS connections:" \
+    "requests/s $red ($(verdict "$red" 0.80))"
+  slow="$(ratio "${M[sluice-redis-delayed-256]}" "${M[sluice-limits-256]}")"
+  echo "goal 5, sluice on redis ${REDIS_DELAY_MS:-5} ms away >= 0.50 x sluice in memory at 256" \
+    "connections: requests/s $slow ($(verdict "$slow" 0.50))"
+fi

@@ -1,4 +1,4 @@
-package dev.sluice.netty;
+package dev.sluice.core.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,9 +8,9 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.HttpHeaders;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LimitHeadersTest {
@@ -22,8 +22,8 @@ class LimitHeadersTest {
     Rule rule = Rule.builder("say \"hi\" \\ now")
         .limit(Limit.fixedWindow("say \"hi\" \\ now", 5, Duration.ofSeconds(10))).build();
     Decision d = limiter.check(rule, Identity.ip("192.0.2.1"));
-    HttpHeaders h = new DefaultHttpHeaders();
-    LimitHeaders.add(h, d, true, true);
+    Map<String, String> h = new LinkedHashMap<>();
+    LimitHeaders.write(d, true, true, h::put);
     assertThat(h.get("RateLimit-Policy")).isEqualTo("\"say \\\"hi\\\" \\\\ now\";q=5;w=10");
     assertThat(h.get("RateLimit")).isEqualTo("\"say \\\"hi\\\" \\\\ now\";r=4;t=10");
   }

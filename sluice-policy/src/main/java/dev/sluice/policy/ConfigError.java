@@ -1,4 +1,4 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 /**
  * One problem in a policy file, with everything a person needs to fix it.

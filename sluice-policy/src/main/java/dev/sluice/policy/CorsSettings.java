@@ -1,11 +1,13 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
+import dev.sluice.core.http.Cors;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * CORS headers for responses the gateway generates itself, so a cross-origin browser sees a real
- * 429 rather than an opaque CORS failure (seed 004). Empty {@code allowOrigins} disables them.
+ * The {@code cors:} section: CORS headers for responses an adapter generates itself, so a
+ * cross-origin browser sees a real 429 rather than an opaque CORS failure (seed 004). Empty
+ * {@code allowOrigins} disables them.
  *
  * @param allowOrigins origins echoed in {@code Access-Control-Allow-Origin}; {@code "*"} for any
  * @param limitPreflights whether CORS preflights count against limits (default false: a refused
@@ -29,5 +31,11 @@ public record CorsSettings(
 
   public static CorsSettings disabled() {
     return new CorsSettings(List.of(), List.of(), List.of(), List.of(), false, Duration.ZERO);
+  }
+
+  /** Core's {@link Cors}, which every adapter applies. */
+  public Cors toCors() {
+    return Cors.of(allowOrigins, allowMethods, allowHeaders, exposeHeaders, allowCredentials,
+        maxAge);
   }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 import java.util.List;
 import java.util.Map;
@@ -13,7 +13,7 @@ import java.util.Map;
  * @param warnings environment fallbacks and other non-fatal findings, one line each
  * @param sourceName the file as given, or {@code <embedded default>}
  */
-public record LoadedPolicy(ServerConfig config, Map<String, Object> effective,
+public record LoadedPolicy(PolicyConfig config, Map<String, Object> effective,
     List<String> warnings, String sourceName) {
 
   public LoadedPolicy {

@@ -1,11 +1,11 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
-import static dev.sluice.server.config.PolicyLoader.BOOLEAN;
-import static dev.sluice.server.config.PolicyLoader.NAME;
-import static dev.sluice.server.config.PolicyLoader.describe;
-import static dev.sluice.server.config.PolicyLoader.integer;
-import static dev.sluice.server.config.PolicyLoader.oneOf;
-import static dev.sluice.server.config.PolicyLoader.quote;
+import static dev.sluice.policy.PolicyLoader.BOOLEAN;
+import static dev.sluice.policy.PolicyLoader.NAME;
+import static dev.sluice.policy.PolicyLoader.describe;
+import static dev.sluice.policy.PolicyLoader.integer;
+import static dev.sluice.policy.PolicyLoader.oneOf;
+import static dev.sluice.policy.PolicyLoader.quote;
 
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.policy.Policy;
@@ -13,8 +13,8 @@ import dev.sluice.core.policy.Route;
 import dev.sluice.moderation.Moderator;
 import dev.sluice.moderation.Surface;
 import dev.sluice.moderation.SurfaceRules;
-import dev.sluice.server.config.PolicyLoader.Ctx;
-import dev.sluice.server.config.PolicyLoader.Obj;
+import dev.sluice.policy.PolicyLoader.Ctx;
+import dev.sluice.policy.PolicyLoader.Obj;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 import dev.sluice.core.policy.Policy;
 import dev.sluice.moderation.Moderator;

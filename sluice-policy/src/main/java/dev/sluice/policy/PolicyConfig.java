@@ -1,11 +1,13 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
+import dev.sluice.core.http.ResponseSpec;
 import dev.sluice.core.policy.Policy;
 import java.nio.file.Path;
 
 /**
- * Everything {@code sluice serve} runs with: the policy and the gateway's settings. Immutable;
- * a reload builds a new one and swaps it in whole.
+ * A loaded policy file: the request policy and every section's settings, read alike by the
+ * gateway, the servlet filter and the Spring Boot starter. Immutable; a reload builds a new one
+ * and swaps it in whole.
  *
  * @param policy routes, rules, key dimensions and trusted proxies
  * @param response 429 bodies and rate-limit headers
@@ -17,7 +19,7 @@ import java.nio.file.Path;
  * @param trust the trusted-proxy settings as written (the resolver is {@code policy.clientAddress()})
  * @param moderation the JSON fields and WebSocket messages the gateway checks
  */
-public record ServerConfig(
+public record PolicyConfig(
     Policy policy,
     ResponseSettings response,
     CorsSettings cors,
@@ -28,26 +30,37 @@ public record ServerConfig(
     TrustSettings trust,
     ModerationSettings moderation) {
 
-  public ServerConfig {
+  public PolicyConfig {
     moderation = moderation == null ? ModerationSettings.none() : moderation;
   }
 
   /** A config without moderation. */
-  public ServerConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
       WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
       TrustSettings trust) {
     this(policy, response, cors, websocket, gateway, store, source, trust, null);
   }
 
   /** A config with default trust settings. */
-  public ServerConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
       WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source) {
     this(policy, response, cors, websocket, gateway, store, source, TrustSettings.defaults());
   }
 
+  /** The {@code response:} and {@code cors:} sections as core's spec, which adapters answer by. */
+  public ResponseSpec responses() {
+    ResponseSettings r = response == null ? ResponseSettings.defaults() : response;
+    CorsSettings c = cors == null ? CorsSettings.disabled() : cors;
+    return ResponseSpec.newBuilder().rateLimitHeaders(r.rateLimitHeaders())
+        .ietfHeaders(r.ietfHeaders()).htmlTemplate(r.htmlTemplate())
+        .unavailableStatus(r.unavailableStatus())
+        .unavailableHtmlTemplate(r.unavailableHtmlTemplate()).cors(c.toCors())
+        .limitPreflights(c.limitPreflights()).build();
+  }
+
   /** This config with other store settings. */
-  public ServerConfig withStore(StoreSettings store) {
-    return new ServerConfig(policy, response, cors, websocket, gateway, store, source, trust,
+  public PolicyConfig withStore(StoreSettings store) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
         moderation);
   }
 }

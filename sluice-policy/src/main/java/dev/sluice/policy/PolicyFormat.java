@@ -1,5 +1,6 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
+import dev.sluice.core.http.Json;
 import java.util.List;
 import java.util.Map;
 import org.yaml.snakeyaml.DumperOptions;
@@ -71,8 +72,7 @@ public final class PolicyFormat {
     } else if (v instanceof Boolean || v instanceof Integer || v instanceof Long) {
       sb.append(v);
     } else if (v instanceof Double d) {
-      sb.append(d.isNaN() || d.isInfinite() ? "null" : d == Math.rint(d) && Math.abs(d) < 1e15
-          ? Long.toString(d.longValue()) : Double.toString(d));
+      sb.append(Json.number(d));
     } else if (v instanceof Number n) {
       sb.append(n);
     } else {
@@ -80,25 +80,8 @@ public final class PolicyFormat {
     }
   }
 
-  /** Appends {@code s} as a JSON string literal. */
+  /** Appends {@code s} as a JSON string literal (core's one escaper; a document, not a body). */
   public static void string(StringBuilder sb, String s) {
-    sb.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"': sb.append("\\\""); break;
-        case '\\': sb.append("\\\\"); break;
-        case '\n': sb.append("\\n"); break;
-        case '\r': sb.append("\\r"); break;
-        case '\t': sb.append("\\t"); break;
-        default:
-          if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-      }
-    }
-    sb.append('"');
+    Json.quote(sb, s, false);
   }
 }

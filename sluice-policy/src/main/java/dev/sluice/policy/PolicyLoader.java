@@ -1,4 +1,4 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.Limit;
@@ -44,7 +44,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
 
 /**
- * Reads a policy file into a {@link ServerConfig}. Every problem is reported, not just the first,
+ * Reads a policy file into a {@link PolicyConfig}. Every problem is reported, not just the first,
  * each with the file, the line, the field's path, the value and what was expected. Unknown keys
  * and wrong types are errors: a typo that silently disables a limit is the worst kind of bug a
  * rate limiter can have.
@@ -58,7 +58,7 @@ import org.yaml.snakeyaml.nodes.Tag;
 public final class PolicyLoader {
 
   /** Where the embedded default policy (seed 000's table) lives on the class path. */
-  public static final String DEFAULT_RESOURCE = "/dev/sluice/server/default-policy.yaml";
+  public static final String DEFAULT_RESOURCE = "/dev/sluice/policy/default-policy.yaml";
 
   /** The source name of the embedded default in messages. */
   public static final String DEFAULT_NAME = "<embedded default>";
@@ -159,7 +159,7 @@ public final class PolicyLoader {
           "a mapping with sections like rules: and routes:"));
       throw new ConfigException(ctx.errors, ctx.warnings);
     }
-    ServerConfig config = new Builder(ctx).build(root);
+    PolicyConfig config = new Builder(ctx).build(root);
     ctx.errors.sort(java.util.Comparator.comparingInt(ConfigError::line));
     if (!ctx.errors.isEmpty() || config == null) {
       throw new ConfigException(ctx.errors, ctx.warnings);
@@ -606,7 +606,7 @@ public final class PolicyLoader {
       this.out = ctx.effective;
     }
 
-    ServerConfig build(Node root) {
+    PolicyConfig build(Node root) {
       Obj doc = Obj.of(ctx, root, "", TOP_KEYS, "a mapping with sections like rules: and routes:");
       if (doc == null) {
         return null;
@@ -638,7 +638,7 @@ public final class PolicyLoader {
         ctx.coreError(root, "(policy)", e, null);
         return null;
       }
-      return new ServerConfig(built, response, cors, websocket, gateway, store, ctx.source, trust,
+      return new PolicyConfig(built, response, cors, websocket, gateway, store, ctx.source, trust,
           moderation);
     }
 
@@ -1098,7 +1098,8 @@ public final class PolicyLoader {
         tree.put("unavailableHtmlTemplate", unavailablePath);
       }
       out.put("response", tree);
-      return new ResponseSettings(rl, ietf, template, unavailable, unavailableTemplate);
+      return new ResponseSettings(rl, ietf, template, unavailable, unavailableTemplate,
+          templatePath, unavailablePath);
     }
 
     /** The contents of the HTML file at {@code key}, relative to the policy file; null if none. */

@@ -1,10 +1,10 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.redis.RedisStore;
-import dev.sluice.server.config.PolicyLoader.Ctx;
-import dev.sluice.server.config.PolicyLoader.Obj;
-import dev.sluice.server.config.PolicyLoader.Parser;
+import dev.sluice.policy.PolicyLoader.Ctx;
+import dev.sluice.policy.PolicyLoader.Obj;
+import dev.sluice.policy.PolicyLoader.Parser;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,6 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
-import dev.sluice.netty.WebSocketGuardSettings;
-import dev.sluice.netty.WebSockets;
+import dev.sluice.core.http.WebSocketDefaults;
 import java.time.Duration;
 import java.util.Map;
 
@@ -42,14 +41,12 @@ public record WebSocketSettings(
     Duration strikeWindow,
     Duration closeTimeout) {
 
-  /** The library's defaults ({@link WebSocketGuardSettings}), so that the two cannot drift. */
+  /** Core's {@link WebSocketDefaults}, which the Netty handler's settings read too. */
   public static WebSocketSettings defaults() {
-    return new WebSocketSettings(false, WebSocketGuardSettings.DEFAULT_MAX_CONNECTIONS_PER_IP,
-        WebSocketGuardSettings.DEFAULT_MAX_CONNECTIONS_UNKNOWN,
-        WebSocketGuardSettings.DEFAULT_MAX_CONNECTIONS_PER_SESSION, null,
-        WebSocketGuardSettings.DEFAULT_MAX_MESSAGE_BYTES,
-        WebSocketGuardSettings.DEFAULT_MAX_FRAGMENTS, WebSocketGuardSettings.DEFAULT_FLOOD_BURST,
-        WebSocketGuardSettings.DEFAULT_FLOOD_PER_SECOND, null, Map.of(), 0,
-        WebSocketGuardSettings.DEFAULT_STRIKE_WINDOW, WebSockets.DEFAULT_CLOSE_TIMEOUT);
+    return new WebSocketSettings(false, WebSocketDefaults.MAX_CONNECTIONS_PER_IP,
+        WebSocketDefaults.MAX_CONNECTIONS_UNKNOWN, WebSocketDefaults.MAX_CONNECTIONS_PER_SESSION,
+        null, WebSocketDefaults.MAX_MESSAGE_BYTES, WebSocketDefaults.MAX_FRAGMENTS,
+        WebSocketDefaults.FLOOD_BURST, WebSocketDefaults.FLOOD_PER_SECOND, null, Map.of(), 0,
+        WebSocketDefaults.STRIKE_WINDOW, WebSocketDefaults.CLOSE_TIMEOUT);
   }
 }

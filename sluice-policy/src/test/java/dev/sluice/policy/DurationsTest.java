@@ -1,4 +1,4 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

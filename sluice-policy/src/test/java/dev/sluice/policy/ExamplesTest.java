@@ -1,4 +1,4 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,7 +58,7 @@ class ExamplesTest {
 
   @Test
   void seed001_gameServer() throws Exception {
-    ServerConfig c = load("seed-001-game-server.yaml").config();
+    PolicyConfig c = load("seed-001-game-server.yaml").config();
     Map<String, Rule> rules = c.policy().rules();
     assertThat(rules.get("edge").mode()).isEqualTo(Mode.SHADOW);
     assertThat(rules.get("submit-answer").limits().get(0).kind())
@@ -86,7 +86,7 @@ class ExamplesTest {
 
   @Test
   void seed002_pubQuiz() throws Exception {
-    ServerConfig c = load("seed-002-pub-quiz.yaml").config();
+    PolicyConfig c = load("seed-002-pub-quiz.yaml").config();
     assertThat(c.policy().rules().get("poll").key()).isEqualTo("participant");
     assertThat(c.policy().rules().get("global").limits().get(0).capacity()).isEqualTo(1200);
     assertThat(c.response().htmlTemplate()).contains("{{retryAfter}}");
@@ -94,7 +94,7 @@ class ExamplesTest {
 
   @Test
   void seed003_chat_windowAndScore_andBans() throws Exception {
-    ServerConfig c = load("seed-003-chat.yaml").config();
+    PolicyConfig c = load("seed-003-chat.yaml").config();
     Rule send = c.policy().rules().get("chat:send");
     assertThat(send.key()).isEqualTo("user:ip");
     assertThat(send.limits()).extracting(Limit::kind)
@@ -118,7 +118,7 @@ class ExamplesTest {
   @Test
   void seed004_globalGraphqlLimiter() throws Exception {
     LoadedPolicy p = load("seed-004-graphql.yaml");
-    ServerConfig c = p.config();
+    PolicyConfig c = p.config();
     assertThat(c.policy().global()).extracting(Rule::name).containsExactly("global");
     Limit global = c.policy().rules().get("global").limits().get(0);
     assertThat(global.kind()).isEqualTo(Limit.Kind.FIXED_WINDOW);
@@ -129,7 +129,7 @@ class ExamplesTest {
     assertThat(c.cors().allowOrigins()).containsExactly("https://explorer.example.com");
     assertThat(c.trust().headers()).containsExactly("x-forwarded-for", "x-real-ip");
 
-    ServerConfig off = PolicyLoader.load(examples().resolve("seed-004-graphql.yaml"),
+    PolicyConfig off = PolicyLoader.load(examples().resolve("seed-004-graphql.yaml"),
         Map.of("RATE_LIMIT_MAX", "0", "TRUST_PROXY", "2",
             "CORS_ORIGINS", "https://a.example, https://b.example")).config();
     assertThat(off.policy().rules().get("global").mode()).isEqualTo(Mode.OFF);

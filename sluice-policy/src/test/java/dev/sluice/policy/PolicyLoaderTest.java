@@ -1,4 +1,4 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -414,7 +414,7 @@ class PolicyLoaderTest {
         "  circuit: {failureRate: 60%, window: 5s, minimumCalls: 20, open: 250ms, slowCall: 30ms,",
         "    slowCallRate: 80, halfOpenCalls: 5}",
         "");
-    ServerConfig c = parse(yaml, Map.of()).config();
+    PolicyConfig c = parse(yaml, Map.of()).config();
     Rule rule = c.policy().rules().get("chat-send");
     assertThat(rule.key()).isEqualTo("user:ip");
     assertThat(rule.limits()).extracting(Limit::name).containsExactly("window", "score");

@@ -1,7 +1,7 @@
-package dev.sluice.server.config;
+package dev.sluice.policy;
 
-import static dev.sluice.server.config.PolicyLoaderTest.errors;
-import static dev.sluice.server.config.PolicyLoaderTest.parse;
+import static dev.sluice.policy.PolicyLoaderTest.errors;
+import static dev.sluice.policy.PolicyLoaderTest.parse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;

@@ -5,12 +5,12 @@ import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
-import dev.sluice.server.config.Durations;
-import dev.sluice.server.config.ConfigException;
-import dev.sluice.server.config.LoadedPolicy;
-import dev.sluice.server.config.PolicyLoader;
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.StoreSettings;
+import dev.sluice.policy.Durations;
+import dev.sluice.policy.ConfigException;
+import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.policy.PolicyLoader;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.StoreSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -95,7 +95,7 @@ public final class SluiceServer implements AutoCloseable {
     metrics.store(health);
     metrics.registerRules(installed.config().policy().rules().keySet());
     RateLimiter limiter = RateLimiter.of(store);
-    Supplier<ServerConfig> config = () -> ref.get().config();
+    Supplier<PolicyConfig> config = () -> ref.get().config();
 
     GatewayStarter.Running gateway = null;
     AdminServer admin = null;
@@ -211,7 +211,7 @@ public final class SluiceServer implements AutoCloseable {
         loaded.sourceName());
   }
 
-  private static String describeTrust(ServerConfig config) {
+  private static String describeTrust(PolicyConfig config) {
     var t = config.trust();
     if (t.hops() > 0) {
       return t.hops() + " trusted hop(s), read from the right of " + t.headers();

@@ -3,7 +3,7 @@ package dev.sluice.server;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import dev.sluice.redis.RedisStore;
-import dev.sluice.server.config.StoreSettings;
+import dev.sluice.policy.StoreSettings;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -56,7 +56,7 @@ final class Stores {
   static String describe(StoreSettings settings) {
     return settings.uri().equals("memory")
         ? "memory (max " + settings.maxKeys() + " keys, per process)"
-        : dev.sluice.server.config.PolicyLoader.redact(settings.uri()) + " (prefix "
+        : dev.sluice.policy.PolicyLoader.redact(settings.uri()) + " (prefix "
             + settings.keyPrefix() + ", deadline " + settings.deadline().toMillis() + "ms, "
             + (settings.localFallback() ? "local memory fallback" : "each rule's onStoreError")
             + " while Redis fails)";

@@ -3,7 +3,7 @@ package dev.sluice.server.admin;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
-import dev.sluice.server.config.Durations;
+import dev.sluice.policy.Durations;
 import dev.sluice.server.gateway.GatewayEvents;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package dev.sluice.server.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.redis.RedisStore;
-import dev.sluice.server.config.LoadedPolicy;
-import dev.sluice.server.config.PolicyLoader;
+import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.policy.PolicyLoader;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

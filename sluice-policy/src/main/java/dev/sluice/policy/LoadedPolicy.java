@@ -20,6 +20,16 @@ public record LoadedPolicy(PolicyConfig config, Map<String, Object> effective,
     warnings = List.copyOf(warnings);
   }
 
+  /** {@code config} with its effective policy rendered from it. */
+  public static LoadedPolicy of(PolicyConfig config, List<String> warnings, String sourceName) {
+    return new LoadedPolicy(config, EffectivePolicy.render(config), warnings, sourceName);
+  }
+
+  /** This policy running on {@code store} (a command line or property may name another store). */
+  public LoadedPolicy withStore(StoreSettings store) {
+    return of(config.withStore(store), warnings, sourceName);
+  }
+
   /** One line for logs: {@code 5 rules, 6 routes, global [backstop]}. */
   public String summary() {
     return config.policy().rules().size() + " rules, " + config.policy().routes().size()

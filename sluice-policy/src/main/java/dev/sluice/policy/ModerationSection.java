@@ -1,11 +1,11 @@
 package dev.sluice.policy;
 
-import static dev.sluice.policy.PolicyLoader.BOOLEAN;
-import static dev.sluice.policy.PolicyLoader.NAME;
-import static dev.sluice.policy.PolicyLoader.describe;
-import static dev.sluice.policy.PolicyLoader.integer;
-import static dev.sluice.policy.PolicyLoader.oneOf;
-import static dev.sluice.policy.PolicyLoader.quote;
+import static dev.sluice.policy.Values.BOOLEAN;
+import static dev.sluice.policy.Values.NAME;
+import static dev.sluice.policy.Values.describe;
+import static dev.sluice.policy.Values.integer;
+import static dev.sluice.policy.Values.oneOf;
+import static dev.sluice.policy.Values.quote;
 
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.policy.Policy;
@@ -13,8 +13,6 @@ import dev.sluice.core.policy.Route;
 import dev.sluice.moderation.Moderator;
 import dev.sluice.moderation.Surface;
 import dev.sluice.moderation.SurfaceRules;
-import dev.sluice.policy.PolicyLoader.Ctx;
-import dev.sluice.policy.PolicyLoader.Obj;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,30 +58,29 @@ final class ModerationSection {
       "moderately_restrictive", "any");
   private static final List<String> WRITE_METHODS = List.of("POST", "PUT", "PATCH");
 
-  private final Ctx ctx;
-  private final Map<String, Object> tree = new LinkedHashMap<>();
+  private final Walk ctx;
+  private String lists;
+  private final Map<String, SurfaceRules> surfaces = new LinkedHashMap<>();
 
-  private ModerationSection(Ctx ctx) {
+  private ModerationSection(Walk ctx) {
     this.ctx = ctx;
   }
 
   /** The section's settings (none when absent); errors go to {@code ctx}. */
-  static ModerationSettings parse(Ctx ctx, Obj doc, String actionField, Map<String, Object> out) {
+  static ModerationSettings parse(Walk ctx, Mapping doc, String actionField) {
     Node n = doc.node("moderation");
     if (n == null) {
       return ModerationSettings.none();
     }
-    Obj o = Obj.of(ctx, n, "moderation", KEYS, "a mapping with lists, surfaces, http, websocket");
+    Mapping o = Mapping.of(ctx, n, "moderation", KEYS, "a mapping with lists, surfaces, http, websocket");
     if (o == null) {
       return ModerationSettings.none();
     }
     ModerationSection s = new ModerationSection(ctx);
-    ModerationSettings settings = s.build(o, actionField);
-    out.put("moderation", s.tree);
-    return settings;
+    return s.build(o, actionField);
   }
 
-  private ModerationSettings build(Obj o, String actionField) {
+  private ModerationSettings build(Mapping o, String actionField) {
     Moderator.Builder b = Moderator.builder();
     String lists = o.get("lists", "a directory of list files", NAME, null);
     if (lists != null) {
@@ -91,7 +88,7 @@ final class ModerationSection {
           : ctx.source.getParent().resolve(lists).normalize();
       try {
         b.lists(dir);
-        tree.put("lists", lists);
+        this.lists = lists;
       } catch (InvalidValueException e) {
         listError(o, e, dir);
       } catch (UncheckedIOException e) {
@@ -101,7 +98,6 @@ final class ModerationSection {
     }
     int shortLength = o.get("shortTermLength", "0..64", integer(0, 64), 4);
     b.shortTermLength(shortLength);
-    tree.put("shortTermLength", shortLength);
     surfaces(o, b);
     Policy.Builder routes = Policy.builder();
     Map<String, Map<String, Surface>> http = http(o, routes);
@@ -113,14 +109,15 @@ final class ModerationSection {
       listError(o, e, null);
       return ModerationSettings.none();
     }
-    return new ModerationSettings(moderator, routes.build(), http, ws);
+    return new ModerationSettings(moderator, routes.build(), http, ws, lists, shortLength,
+        surfaces);
   }
 
   /**
    * {@code /lists/blocked.txt:3 : "--" (...)} becomes an error at that file and line; a problem
    * of the directory (given) or of the lists together (dir null) at the section.
    */
-  private void listError(Obj o, InvalidValueException e, Path dir) {
+  private void listError(Mapping o, InvalidValueException e, Path dir) {
     String field = e.field();
     int colon = field.lastIndexOf(':');
     if (colon > 0 && field.substring(colon + 1).matches("[0-9]+")) {
@@ -134,19 +131,18 @@ final class ModerationSection {
     }
   }
 
-  private void surfaces(Obj o, Moderator.Builder b) {
+  private void surfaces(Mapping o, Moderator.Builder b) {
     Node n = o.node("surfaces");
     if (n == null) {
       return;
     }
-    Obj all = Obj.of(ctx, n, o.path("surfaces"), NAME_SURFACES, "a mapping of surface names");
+    Mapping all = Mapping.of(ctx, n, o.path("surfaces"), NAME_SURFACES, "a mapping of surface names");
     if (all == null) {
       return;
     }
-    Map<String, Object> t = new LinkedHashMap<>();
     for (Map.Entry<String, NodeTuple> e : all.fields.entrySet()) {
       Surface surface = Surface.valueOf(e.getKey().toUpperCase(Locale.ROOT));
-      Obj s = Obj.of(ctx, e.getValue().getValueNode(), all.path(e.getKey()), SURFACE_KEYS,
+      Mapping s = Mapping.of(ctx, e.getValue().getValueNode(), all.path(e.getKey()), SURFACE_KEYS,
           "a mapping with " + String.join(", ", SURFACE_KEYS));
       if (s == null) {
         continue;
@@ -165,26 +161,17 @@ final class ModerationSection {
         SurfaceRules rules = r.scripts(SurfaceRules.Scripts.valueOf(
             scripts.toUpperCase(Locale.ROOT))).build();
         b.rules(rules);
-        Map<String, Object> st = new LinkedHashMap<>();
-        st.put("minLength", rules.minLength());
-        st.put("maxLength", rules.maxLength());
-        st.put("separators", rules.separators());
-        st.put("allowEmpty", rules.allowEmpty());
-        st.put("identifier", rules.identifier());
-        st.put("scripts", scripts);
-        t.put(e.getKey(), st);
+        surfaces.put(e.getKey(), rules);
       } catch (InvalidValueException x) {
         ctx.coreError(s.node, s.path, x, s);
       }
     }
-    tree.put("surfaces", t);
   }
 
-  private Map<String, Map<String, Surface>> http(Obj o, Policy.Builder routes) {
+  private Map<String, Map<String, Surface>> http(Mapping o, Policy.Builder routes) {
     Map<String, Map<String, Surface>> out = new LinkedHashMap<>();
-    List<Map<String, Object>> t = new ArrayList<>();
     int i = 0;
-    for (Obj h : entries(o, "http", HTTP_KEYS)) {
+    for (Mapping h : entries(o, "http", HTTP_KEYS)) {
       List<String> paths = h.list("paths", "path patterns like /api/players/**", text -> {
         Route.builder("x").path(text);
         return text;
@@ -205,20 +192,13 @@ final class ModerationSection {
       methods.forEach(r::method);
       routes.route(r.build());
       out.put(name, fields);
-      Map<String, Object> ht = new LinkedHashMap<>();
-      ht.put("paths", paths);
-      ht.put("methods", methods);
-      ht.put("fields", labels(fields));
-      t.add(ht);
     }
-    tree.put("http", t);
     return out;
   }
 
-  private Map<String, Map<String, Surface>> websocket(Obj o, String actionField) {
+  private Map<String, Map<String, Surface>> websocket(Mapping o, String actionField) {
     Map<String, Map<String, Surface>> out = new LinkedHashMap<>();
-    List<Map<String, Object>> t = new ArrayList<>();
-    for (Obj w : entries(o, "websocket", WS_KEYS)) {
+    for (Mapping w : entries(o, "websocket", WS_KEYS)) {
       String action = w.get("action", "an action name", NAME, null);
       if (action != null && actionField == null) {
         ctx.error(w.node("action"), w.path("action"), quote(action), "websocket.actionField to "
@@ -231,19 +211,12 @@ final class ModerationSection {
             "each action in one entry");
       }
       out.put(key, fields);
-      Map<String, Object> wt = new LinkedHashMap<>();
-      if (action != null) {
-        wt.put("action", action);
-      }
-      wt.put("fields", labels(fields));
-      t.add(wt);
     }
-    tree.put("websocket", t);
     return out;
   }
 
-  private List<Obj> entries(Obj o, String key, List<String> keys) {
-    List<Obj> out = new ArrayList<>();
+  private List<Mapping> entries(Mapping o, String key, List<String> keys) {
+    List<Mapping> out = new ArrayList<>();
     Node n = o.node(key);
     if (n == null) {
       return out;
@@ -254,7 +227,7 @@ final class ModerationSection {
     }
     int i = 0;
     for (Node e : seq.getValue()) {
-      Obj entry = Obj.of(ctx, e, o.path(key) + "[" + i++ + "]", keys,
+      Mapping entry = Mapping.of(ctx, e, o.path(key) + "[" + i++ + "]", keys,
           "a mapping with " + String.join(", ", keys));
       if (entry != null) {
         out.add(entry);
@@ -264,10 +237,10 @@ final class ModerationSection {
   }
 
   /** {@code fields: {name: display_name}}: JSON field names to surfaces, at least one. */
-  private Map<String, Surface> fields(Obj entry) {
+  private Map<String, Surface> fields(Mapping entry) {
     Map<String, Surface> out = new LinkedHashMap<>();
     Node n = entry.node("fields");
-    Obj f = n == null ? null : Obj.of(ctx, n, entry.path("fields"), null,
+    Mapping f = n == null ? null : Mapping.of(ctx, n, entry.path("fields"), null,
         "a mapping of JSON field names to surfaces");
     if (f != null) {
       for (Map.Entry<String, NodeTuple> e : f.fields.entrySet()) {
@@ -282,12 +255,6 @@ final class ModerationSection {
       ctx.error(n == null ? entry.node : n, entry.path("fields"), n == null ? "none" : "empty",
           "JSON field names mapped to surfaces, like {username: username}");
     }
-    return out;
-  }
-
-  private static Map<String, String> labels(Map<String, Surface> fields) {
-    Map<String, String> out = new LinkedHashMap<>();
-    fields.forEach((k, v) -> out.put(k, v.label()));
     return out;
   }
 }

@@ -3,6 +3,9 @@ package dev.sluice.policy;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.moderation.Moderator;
 import dev.sluice.moderation.Surface;
+import dev.sluice.moderation.SurfaceRules;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -14,16 +17,27 @@ import java.util.Map;
  *     paths and methods match exactly as the policy's own routes do
  * @param http each route name's fields: JSON field name to surface
  * @param websocket each action's fields ({@link #ANY_ACTION} for every message)
+ * @param lists the list directory as written, or null for the built-in lists
+ * @param shortTermLength block-list terms up to this long must be whole words
+ * @param surfaces the surfaces whose rules the file sets, by name ({@code room_name})
  */
 public record ModerationSettings(Moderator moderator, Policy routes,
-    Map<String, Map<String, Surface>> http, Map<String, Map<String, Surface>> websocket) {
+    Map<String, Map<String, Surface>> http, Map<String, Map<String, Surface>> websocket,
+    String lists, int shortTermLength, Map<String, SurfaceRules> surfaces) {
 
   /** The websocket key of checks that apply to every message, whatever its action. */
   public static final String ANY_ACTION = "*";
 
   public ModerationSettings {
-    http = Map.copyOf(http);
-    websocket = Map.copyOf(websocket);
+    http = Collections.unmodifiableMap(new LinkedHashMap<>(http));
+    websocket = Collections.unmodifiableMap(new LinkedHashMap<>(websocket));
+    surfaces = Collections.unmodifiableMap(new LinkedHashMap<>(surfaces));
+  }
+
+  /** Settings built in code: no list directory, the default short-term length. */
+  public ModerationSettings(Moderator moderator, Policy routes,
+      Map<String, Map<String, Surface>> http, Map<String, Map<String, Surface>> websocket) {
+    this(moderator, routes, http, websocket, null, 4, Map.of());
   }
 
   /** No moderation: the gateway passes every body and message through unread. */

@@ -3,6 +3,9 @@ package dev.sluice.policy;
 import dev.sluice.core.http.ResponseSpec;
 import dev.sluice.core.policy.Policy;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A loaded policy file: the request policy and every section's settings, read alike by the
@@ -18,6 +21,8 @@ import java.nio.file.Path;
  * @param source the policy file, or null for the embedded default
  * @param trust the trusted-proxy settings as written (the resolver is {@code policy.clientAddress()})
  * @param moderation the JSON fields and WebSocket messages the gateway checks
+ * @param rules the {@code rules:} entries as written, in file order (empty for a config built in
+ *     code), from which the effective policy shows each limit as the operator wrote it
  */
 public record PolicyConfig(
     Policy policy,
@@ -28,10 +33,19 @@ public record PolicyConfig(
     StoreSettings store,
     Path source,
     TrustSettings trust,
-    ModerationSettings moderation) {
+    ModerationSettings moderation,
+    Map<String, RuleSettings> rules) {
 
   public PolicyConfig {
     moderation = moderation == null ? ModerationSettings.none() : moderation;
+    rules = rules == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(rules));
+  }
+
+  /** A config built in code: no rule entries as written (core's rules are in the policy). */
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
+      TrustSettings trust, ModerationSettings moderation) {
+    this(policy, response, cors, websocket, gateway, store, source, trust, moderation, null);
   }
 
   /** A config without moderation. */
@@ -61,6 +75,6 @@ public record PolicyConfig(
   /** This config with other store settings. */
   public PolicyConfig withStore(StoreSettings store) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation);
+        moderation, rules);
   }
 }

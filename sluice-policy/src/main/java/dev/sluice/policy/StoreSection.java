@@ -2,13 +2,9 @@ package dev.sluice.policy;
 
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.redis.RedisStore;
-import dev.sluice.policy.PolicyLoader.Ctx;
-import dev.sluice.policy.PolicyLoader.Obj;
-import dev.sluice.policy.PolicyLoader.Parser;
+import dev.sluice.policy.Values.Parser;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.yaml.snakeyaml.nodes.Node;
@@ -49,16 +45,17 @@ final class StoreSection {
     };
   }
 
-  /** The settings in {@code o} (defaults for what it leaves out), also written to {@code out}. */
-  static StoreSettings read(Ctx ctx, Obj o, Map<String, Object> out) {
+  /** The section's settings (defaults for what it leaves out). */
+  static StoreSettings read(Walk walk, Mapping doc) {
     StoreSettings d = StoreSettings.defaults();
+    Mapping o = doc.section("store", KEYS, "a mapping");
     if (o == null) {
       return d;
     }
     String uri = o.get("uri", "memory, redis://, rediss:// or redis-cluster:// URI",
-        PolicyLoader::storeUri, d.uri());
+        Values::storeUri, d.uri());
     int maxKeys = o.get("maxKeys", "a whole number in 1..2147483647",
-        PolicyLoader.integer(1, Integer.MAX_VALUE), d.maxKeys());
+        Values.integer(1, Integer.MAX_VALUE), d.maxKeys());
     String prefix = o.get("keyPrefix", "a short string like sluice:", text -> {
       if (text.length() > 64 || text.matches(".*[\\s{}].*")) {
         throw new IllegalArgumentException("up to 64 characters without spaces or braces");
@@ -66,74 +63,53 @@ final class StoreSection {
       return text;
     }, d.keyPrefix());
     Duration deadline = o.get("deadline", "a duration in 1ms..1m, like 50ms",
-        PolicyLoader.within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.deadline());
-    boolean fallback = o.get("localFallback", "true or false", PolicyLoader.BOOLEAN,
+        Values.within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.deadline());
+    boolean fallback = o.get("localFallback", "true or false", Values.BOOLEAN,
         d.localFallback());
     Duration startupWait = o.get("startupWait", "a duration in 0s..5m, like 10s",
-        PolicyLoader.within(Duration.ZERO, Duration.ofMinutes(5)), d.startupWait());
-    RedisStore.Circuit circuit = circuit(ctx, o, d.circuit());
+        Values.within(Duration.ZERO, Duration.ofMinutes(5)), d.startupWait());
+    RedisStore.Circuit circuit = circuit(walk, o, d.circuit());
 
-    Map<String, Object> tree = new LinkedHashMap<>();
-    tree.put("uri", PolicyLoader.redact(uri));
-    tree.put("maxKeys", maxKeys);
-    tree.put("keyPrefix", prefix);
-    tree.put("deadline", Durations.format(deadline));
-    tree.put("localFallback", fallback);
-    tree.put("startupWait", Durations.format(startupWait));
-    tree.put("circuit", tree(circuit));
-    out.put("store", tree);
     return new StoreSettings(uri, maxKeys, prefix, deadline, fallback, circuit, startupWait);
   }
 
-  private static RedisStore.Circuit circuit(Ctx ctx, Obj store, RedisStore.Circuit d) {
+  private static RedisStore.Circuit circuit(Walk walk, Mapping store, RedisStore.Circuit d) {
     Node n = store.node("circuit");
     if (n == null) {
       return d;
     }
-    Obj c = Obj.of(ctx, n, store.path("circuit"), CIRCUIT_KEYS,
+    Mapping c = Mapping.of(walk, n, store.path("circuit"), CIRCUIT_KEYS,
         "a mapping with " + String.join(", ", CIRCUIT_KEYS));
     if (c == null) {
       return d;
     }
     RedisStore.Circuit.Builder b = d.toBuilder();
-    set(ctx, c, "failureRate", "a percentage like 50", PERCENT, b::failureRate);
-    set(ctx, c, "slowCallRate", "a percentage like 100", PERCENT, b::slowCallRate);
-    set(ctx, c, "slowCall", "deadline, or a duration like 30ms", DEADLINE_OR_DURATION,
+    set(walk, c, "failureRate", "a percentage like 50", PERCENT, b::failureRate);
+    set(walk, c, "slowCallRate", "a percentage like 100", PERCENT, b::slowCallRate);
+    set(walk, c, "slowCall", "deadline, or a duration like 30ms", DEADLINE_OR_DURATION,
         v -> b.slowCall(v.orElse(null)));
-    set(ctx, c, "window", "a duration like 2s", PolicyLoader.DURATION, b::window);
-    set(ctx, c, "minimumCalls", "a whole number like 100", COUNT, b::minimumCalls);
-    set(ctx, c, "open", "a duration like 500ms", PolicyLoader.DURATION, b::open);
-    set(ctx, c, "halfOpenCalls", "a whole number like 3", COUNT, b::halfOpenCalls);
+    set(walk, c, "window", "a duration like 2s", Values.DURATION, b::window);
+    set(walk, c, "minimumCalls", "a whole number like 100", COUNT, b::minimumCalls);
+    set(walk, c, "open", "a duration like 500ms", Values.DURATION, b::open);
+    set(walk, c, "halfOpenCalls", "a whole number like 3", COUNT, b::halfOpenCalls);
     return b.build();
   }
 
   /** Parses {@code key} and hands it to the circuit's setter, which holds the rule. */
-  private static <T> void set(Ctx ctx, Obj c, String key, String expected, Parser<T> parser,
+  private static <T> void set(Walk walk, Mapping c, String key, String expected, Parser<T> parser,
       Consumer<T> setter) {
     Node n = c.node(key);
     if (n == null) {
       return;
     }
-    T v = ctx.scalar(n, c.path(key), expected, parser);
+    T v = walk.scalar(n, c.path(key), expected, parser);
     if (v == null) {
       return;
     }
     try {
       setter.accept(v);
     } catch (InvalidValueException e) {
-      ctx.error(n, c.path(key), PolicyLoader.quote(((ScalarNode) n).getValue()), e.expected());
+      walk.error(n, c.path(key), Values.quote(((ScalarNode) n).getValue()), e.expected());
     }
-  }
-
-  private static Map<String, Object> tree(RedisStore.Circuit c) {
-    Map<String, Object> t = new LinkedHashMap<>();
-    t.put("failureRate", c.failureRate());
-    t.put("slowCallRate", c.slowCallRate());
-    t.put("slowCall", c.slowCall() == null ? "deadline" : Durations.format(c.slowCall()));
-    t.put("window", Durations.format(c.window()));
-    t.put("minimumCalls", c.minimumCalls());
-    t.put("open", Durations.format(c.open()));
-    t.put("halfOpenCalls", c.halfOpenCalls());
-    return t;
   }
 }

@@ -13,7 +13,6 @@ import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.StoreSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -199,16 +198,7 @@ public final class SluiceServer implements AutoCloseable {
 
   /** {@code loaded} running on {@code store} (the --store flag and SLUICE_STORE win over files). */
   static LoadedPolicy withStore(LoadedPolicy loaded, StoreSettings store) {
-    Map<String, Object> tree = new LinkedHashMap<>(loaded.effective());
-    Object section = tree.get("store");
-    Map<String, Object> storeTree = new LinkedHashMap<>();
-    if (section instanceof Map<?, ?> m) {
-      m.forEach((k, v) -> storeTree.put(String.valueOf(k), v));
-    }
-    storeTree.put("uri", PolicyLoader.redact(store.uri()));
-    tree.put("store", storeTree);
-    return new LoadedPolicy(loaded.config().withStore(store), tree, loaded.warnings(),
-        loaded.sourceName());
+    return loaded.withStore(store);
   }
 
   private static String describeTrust(PolicyConfig config) {

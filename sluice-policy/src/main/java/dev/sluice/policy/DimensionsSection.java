@@ -20,8 +20,7 @@ final class DimensionsSection {
     Set<String> names = new LinkedHashSet<>();
     names.add("ip");
     Mapping dims = doc.section("dimensions", null,
-        "a mapping of dimension names to sources (client-address, header:NAME, cookie:NAME, "
-            + "query:NAME)");
+        "a mapping of dimension names to sources (" + Values.SOURCES + ")");
     if (dims == null) {
       return names;
     }
@@ -36,7 +35,7 @@ final class DimensionsSection {
         continue;
       }
       Source source = walk.scalar(e.getValue().getValueNode(), dims.path(name),
-          "client-address, header:NAME, cookie:NAME or query:NAME", Values::source);
+          Values.SOURCES, Values::source);
       if (source != null) {
         policy.dimension(name, source);
       }

@@ -139,10 +139,16 @@ final class Values {
     };
   }
 
+  static final String SOURCES = "client-address, header:NAME, cookie:NAME, query:NAME, principal "
+      + "or attribute:NAME";
+
   static Source source(String text) {
     String t = text.trim();
     if (t.equals("client-address")) {
       return Source.clientAddress();
+    }
+    if (t.equals("principal")) {
+      return Source.principal();
     }
     int colon = t.indexOf(':');
     if (colon > 0) {
@@ -153,11 +159,12 @@ final class Values {
           case "header": return Source.header(name);
           case "cookie": return Source.cookie(name);
           case "query": return Source.query(name);
+          case "attribute": return Source.attribute(name);
           default: break;
         }
       }
     }
-    throw new IllegalArgumentException("client-address, header:NAME, cookie:NAME or query:NAME");
+    throw new IllegalArgumentException(SOURCES);
   }
 
   /** Checks a store URI; the store itself is opened by whoever runs the policy. */

@@ -95,7 +95,7 @@ class AdminServerTest {
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("content-type")).hasValue(
         "text/plain; version=0.0.4; charset=utf-8");
-    assertThat(r.body())
+    assertThat(dev.sluice.server.Prom.canon(r.body()))
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 0\n")
         .contains("sluice_reloads_total{result=\"ok\"} 1\n")
         .contains("sluice_websocket_connections 0\n");

@@ -198,6 +198,41 @@ public final class SluiceFilter implements Filter {
     listener.generated(status);
   }
 
+  /**
+   * Answers {@code decision} as this filter would: the limit headers of an allowed decision, or
+   * the refusal (then the response is complete). For checks made elsewhere in the application,
+   * such as a method-level limit; returns whether the request may go on.
+   */
+  public boolean answer(HttpServletRequest request, HttpServletResponse response, Check check,
+      Decision decision) throws IOException {
+    Snapshot s = snapshot();
+    if (decision == null || decision.allowed()) {
+      Rule rule = decision == null || decision.rule() == null || check == null ? null
+          : ruleNamed(check.rules(), decision.rule());
+      if (rule != null && rule.mode() != Mode.SHADOW) {
+        s.spec().limitHeaders(decision, new ServletHeaders(response));
+      }
+      return true;
+    }
+    refuse(request, response, s, decision);
+    return false;
+  }
+
+  /** The policy the next request runs under. */
+  public PolicyConfig policy() {
+    return snapshot().config();
+  }
+
+  /** The limiter the filter checks with. */
+  public RateLimiter limiter() {
+    return limiter;
+  }
+
+  /** A view of {@code request} as the policy reads it (context path left out). */
+  public static dev.sluice.core.policy.RequestView view(HttpServletRequest request) {
+    return new ServletRequestView(request);
+  }
+
   private Snapshot snapshot() {
     PolicyConfig c = policy.get();
     Snapshot s = last;

@@ -16,6 +16,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.util.HashedWheelTimer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,7 +28,8 @@ import java.util.function.Function;
 /**
  * Connects the store to Redis before it serves, and says what happens. Ready means connected,
  * authenticated, the scripts loaded on every master, and the decision path warmed by 2,048
- * calls (64 at a time, at cost 0: nothing is stored). Why warm: a cold client answers its
+ * calls (64 at a time, at cost 0: nothing is stored; at most 1 s of them, for a Redis far
+ * away). Why warm: a cold client answers its
  * first burst late. On a 2-vCPU VM a cold burst of 64 threads x 40 decisions took 421-660 ms
  * with 0-64 of them degraded; warmed, 64-276 ms with none, for 100-300 ms more at start.
  *
@@ -46,6 +48,7 @@ final class Connector implements AutoCloseable {
   /** Warm-up decisions before ready, and how many at once; see the class comment. */
   static final int WARM_UP_CALLS = 2048;
   static final int WARM_UP_IN_FLIGHT = 64;
+  private static final long WARM_UP_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final int LETTUCE_QUEUE_FACTOR = 4;
 
   private final Endpoint endpoint;
@@ -57,6 +60,8 @@ final class Connector implements AutoCloseable {
   private final AbstractRedisClient client;
   private final RedisClient probe;
   private final ScheduledThreadPoolExecutor thread;
+  private final HashedWheelTimer timer;
+  private final int warmInFlight;
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private volatile Library.Conn conn;
   private final Watch watch;
@@ -74,7 +79,10 @@ final class Connector implements AutoCloseable {
     this.events = events;
     this.degraded = b.fallback != null ? "answered by the fallback store"
         : "each rule's onStoreError";
+    this.timer = Threads.timer(b.deadlineNanos);
     this.resources = ClientResources.builder()
+        .threadFactoryProvider(Threads.provider())
+        .timer(timer)
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2,
             TimeUnit.MILLISECONDS))
         .build();
@@ -86,6 +94,9 @@ final class Connector implements AutoCloseable {
     // until the replies caught up: one stall became seconds of failures. The store's own
     // semaphore still admits at most maxInFlight calls; this is room for their leftovers.
     int queue = b.maxInFlight * LETTUCE_QUEUE_FACTOR;
+    // Within the bound: 64 at once overflowed the queue of a store with maxInFlight below 16,
+    // which then never became ready.
+    this.warmInFlight = Math.min(WARM_UP_IN_FLIGHT, b.maxInFlight);
     TimeoutOptions timeouts = TimeoutOptions.builder()
         .timeoutSource(new Deadline(b.deadlineNanos)).build();
     for (RedisURI uri : endpoint.uris()) {
@@ -131,7 +142,21 @@ final class Connector implements AutoCloseable {
     });
     // close() drops the next attempt and lets a running one finish (see there)
     thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+  }
+
+  /** Starts connecting in the background; the warmer and callbacks must be usable by now. */
+  void start() {
     thread.execute(() -> attempt(FIRST_RETRY_MILLIS));
+  }
+
+  /** Lettuce's computation pool: where timeouts complete calls. */
+  java.util.concurrent.Executor executor() {
+    return resources.eventExecutorGroup();
+  }
+
+  /** The timer behind Lettuce's command timeouts, shared by the store's other deadlines. */
+  HashedWheelTimer timer() {
+    return timer;
   }
 
   /** The connection once ready, else null. */
@@ -260,8 +285,10 @@ final class Connector implements AutoCloseable {
    */
   private void warm(Library.Conn c) throws InterruptedException, ExecutionException,
       TimeoutException {
-    for (int done = 0; done < WARM_UP_CALLS && !closed; done += WARM_UP_IN_FLIGHT) {
-      CompletableFuture<?>[] wave = new CompletableFuture<?>[WARM_UP_IN_FLIGHT];
+    long until = System.nanoTime() + WARM_UP_NANOS;
+    for (int done = 0; done < WARM_UP_CALLS && !closed && System.nanoTime() - until < 0;
+        done += warmInFlight) {
+      CompletableFuture<?>[] wave = new CompletableFuture<?>[warmInFlight];
       for (int i = 0; i < wave.length; i++) {
         wave[i] = warmer.apply(c);
       }
@@ -294,11 +321,15 @@ final class Connector implements AutoCloseable {
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS);
+    timer.stop();
   }
 
   /**
-   * Lettuce's command timeout: the deadline for calls, the handshake timeout for FUNCTION and
-   * SCRIPT LOAD, which compile the library and may take longer than a decision on a busy server.
+   * Lettuce's command timeout: the deadline for the data path (the scripts, DBSIZE), the
+   * handshake timeout for everything else: FUNCTION and SCRIPT LOAD compile the library, and the
+   * commands Lettuce sends while connecting (CLIENT SETINFO, PING, ...) may take longer than a
+   * decision on a busy server. Since the store's timer fires a deadline within a tenth of it
+   * (Lettuce's ticked every 100 ms), a 50 ms deadline on those failed connects under load.
    */
   private static final class Deadline extends TimeoutOptions.TimeoutSource {
     private final long deadlineNanos;
@@ -310,8 +341,9 @@ final class Connector implements AutoCloseable {
     @Override
     public long getTimeout(RedisCommand<?, ?, ?> command) {
       var type = command.getType();
-      return type == CommandType.FUNCTION || type == CommandType.SCRIPT
-          ? HANDSHAKE_TIMEOUT.toNanos() : deadlineNanos;
+      return type == CommandType.FCALL || type == CommandType.EVALSHA
+          || type == CommandType.EVAL || type == CommandType.DBSIZE
+          ? deadlineNanos : HANDSHAKE_TIMEOUT.toNanos();
     }
 
     @Override

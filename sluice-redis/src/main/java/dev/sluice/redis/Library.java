@@ -29,7 +29,7 @@ final class Library {
   private static final int UNSUPPORTED = 2;
   private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final Scripts.Script[] SCRIPTS = {Scripts.EVALUATE, Scripts.REFUND,
-      Scripts.BUCKET, Scripts.COOLDOWN, Scripts.LEASES};
+      Scripts.BUCKET, Scripts.BUCKETS, Scripts.COOLDOWN, Scripts.LEASES};
 
   /** One connection and its commands (the cluster's route by key). */
   record Conn(RedisClusterAsyncCommands<String, String> cmd,
@@ -49,18 +49,24 @@ final class Library {
     this.nextLoad = ticker.read();
   }
 
+  /** Bounds a call's second command by what is left of its deadline (ticker time). */
+  interface Budget {
+    <T> CompletableFuture<T> within(CompletableFuture<T> next, long deadline);
+  }
+
   /**
    * Runs one entry point: FCALL when the library is loaded, else EVALSHA. A missing library
    * (FUNCTION FLUSH, a restart without persistence, a new cluster node) or a missing script
-   * (SCRIPT FLUSH) costs that call one more round trip and is reloaded; callers never see it.
+   * (SCRIPT FLUSH) costs that call one more round trip, within its {@code deadline}, and is
+   * reloaded; callers never see it.
    */
   <T> CompletableFuture<T> run(Conn c, Scripts.Script s, ScriptOutputType type, String[] keys,
-      String[] args) {
+      String[] args, Budget budget, long deadline) {
     if (state != READY) {
       if (state == MISSING && useFunctions && ticker.read() - nextLoad >= 0) {
         load(c);
       }
-      return evalsha(c, s, type, keys, args);
+      return evalsha(c, s, type, keys, args, budget, deadline);
     }
     CompletableFuture<T> first = c.cmd().<T>fcall(s.function(), type, keys, args)
         .toCompletableFuture();
@@ -69,7 +75,7 @@ final class Library {
       if (cause.getMessage() != null && cause.getMessage().contains("Function not found")) {
         state = MISSING;
         load(c);
-        return evalsha(c, s, type, keys, args);
+        return budget.within(evalsha(c, s, type, keys, args, budget, deadline), deadline);
       }
       return CompletableFuture.failedFuture(cause);
     });
@@ -77,14 +83,15 @@ final class Library {
 
   /** EVALSHA, falling back to EVAL (which also reloads the script) on NOSCRIPT. */
   private static <T> CompletableFuture<T> evalsha(Conn c, Scripts.Script s,
-      ScriptOutputType type, String[] keys, String[] args) {
+      ScriptOutputType type, String[] keys, String[] args, Budget budget, long deadline) {
     CompletableFuture<T> first = c.cmd().<T>evalsha(s.sha(), type, keys, args)
         .toCompletableFuture();
     return first.exceptionallyCompose(e -> {
       Throwable cause = unwrap(e);
       if (cause instanceof RedisNoScriptException
           || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
-        return c.cmd().<T>eval(s.body(), type, keys, args).toCompletableFuture();
+        return budget.within(c.cmd().<T>eval(s.body(), type, keys, args).toCompletableFuture(),
+            deadline);
       }
       return CompletableFuture.failedFuture(cause);
     });

@@ -19,25 +19,20 @@ import java.util.function.LongSupplier;
  * RateLimiter limiter = RateLimiter.of(store);
  * }</pre>
  *
- * <h2>One round trip per decision</h2>
- * A check is one {@code EVALSHA} when all its keys share a hash slot: always on a standalone
- * server, and on a cluster for every single-rule check (all limits of a rule, its ban and its
- * sliding logs are stored under the hash tag {@code {<rule key>}}). A check over rules whose keys
- * land on different cluster slots runs one script per slot in parallel, each consuming only if
- * its own enforcing rules allow; if any slot refused, the slots that consumed are refunded at
- * once (consume-then-refund). A refusal therefore consumes nothing once the call returns;
- * between the consume and the refund, concurrent calls may see less allowance than there is,
- * never more. A refund that cannot reach Redis leaves the allowance spent (errs on refusing).
- *
- * <h2>Time</h2>
- * Redis counts microseconds (the Java stores count nanoseconds): durations in rules are rounded
- * up to whole microseconds, and returned durations are microseconds times 1000.
+ * <h2>One round trip per decision, asynchronous</h2>
+ * A check is one script call when its keys share a hash slot: always on a standalone server,
+ * and on a cluster for every single-rule check (a rule's state is under the hash tag of its
+ * identity); across slots, one call per slot, then consume-then-refund before the check
+ * completes. Concurrent token-bucket decisions on a standalone server share a call. Every
+ * operation is asynchronous ({@code evaluateAsync}, ...); the synchronous ones wait for it.
+ * Durations are whole microseconds in Redis, rounded up (sluice-redis/README.md).
  *
  * <h2>Failures</h2>
  * Each call has a deadline; past it, on a connection error, when the circuit is open or when too
- * many calls are pending, the store throws {@link dev.sluice.core.StoreException} (the rate
+ * many calls are pending, its stage fails with {@link dev.sluice.core.StoreException} (the rate
  * limiter applies each rule's on-store-error outcome and marks the decision degraded), or, with
- * a {@linkplain Builder#fallback fallback store}, answers from it. The store connects in the
+ * a {@linkplain Builder#fallback fallback store}, the fallback answers. Stages complete on the
+ * store's I/O and timer threads: continuations must not block there. The store connects in the
  * background; {@link Builder#awaitConnected} makes {@code build()} wait for it, and a
  * {@link Listener} hears when it is ready, loses Redis, or trips its circuit.
  */
@@ -150,7 +145,7 @@ public final class RedisStore {
       return this;
     }
 
-    /** Calls that may wait for Redis at once (default 1024); beyond it calls fail fast. */
+    /** Decisions that may wait for Redis at once (default 1024); beyond it calls fail fast. */
     public Builder maxInFlight(int calls) {
       if (calls <= 0) {
         throw new InvalidValueException("maxInFlight", Integer.toString(calls), "> 0");
@@ -215,7 +210,7 @@ public final class RedisStore {
       if (!awaitConnected.isZero()) {
         store.awaitReady(awaitConnected);
       }
-      return store;
+      return fallback == null ? store : new FallbackStore(store, fallback);
     }
   }
 

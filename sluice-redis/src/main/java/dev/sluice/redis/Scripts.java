@@ -34,6 +34,7 @@ final class Scripts {
   static final Script EVALUATE = script("evaluate", "common.lua", "limits.lua", "evaluate.lua");
   static final Script REFUND = script("refund", "common.lua", "limits.lua", "refund.lua");
   static final Script BUCKET = script("bucket", "common.lua", "bucket.lua");
+  static final Script BUCKETS = script("buckets", "common.lua", "bucket.lua");
   static final Script COOLDOWN = script("cooldown", "common.lua", "cooldown.lua");
   static final Script LEASES = script("leases", "common.lua", "leases.lua");
 
@@ -41,7 +42,8 @@ final class Scripts {
   static final String LIBRARY_NAME = "sluice_" + CODE_DIGEST;
 
   /** The text for {@code FUNCTION LOAD}. */
-  static final String LIBRARY = library(EVALUATE, REFUND, BUCKET, COOLDOWN, LEASES);
+  static final String LIBRARY = library(EVALUATE, REFUND, BUCKET, BUCKETS, COOLDOWN,
+      LEASES);
 
   private Scripts() {}
 

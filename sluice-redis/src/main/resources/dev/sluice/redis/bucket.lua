@@ -12,22 +12,30 @@
 -- for 350 ms + the 1 s margin. A banUntil left by an older version of the rule that had a ban
 -- is carried over unchanged (as evaluate.lua does) and still counts toward the TTL.
 --
--- KEYS[1] the rule key. ARGV: pinned now, cost, signature .. ',0,', burst * interval,
--- interval (us). Returns one integer: reset (>= 0) when allowed, -1 - backlog when refused; the
--- client, which knows the parameters, derives remaining and retry-after exactly as test() does
--- (remaining = floor((cap - reset) / interval); refused: reset = backlog, retry = backlog +
--- cost * interval - cap).
-local function bucket(KEYS, ARGV)
-  local now = clock(ARGV[1])
-  local cost = tonumber(ARGV[2])
-  local prefix = ARGV[3]
-  local cap = tonumber(ARGV[4])
-  local interval = tonumber(ARGV[5])
-  local key = KEYS[1]
+-- bucket: one decision. KEYS[1] the rule key. ARGV: pinned now, cost, signature .. ',0,',
+-- burst * interval, interval (us). Returns one integer: reset (>= 0) when allowed, -1 - backlog
+-- when refused; the client, which knows the parameters, derives remaining and retry-after
+-- exactly as test() does (remaining = floor((cap - reset) / interval); refused: reset =
+-- backlog, retry = backlog + cost * interval - cap).
+--
+-- buckets: concurrent decisions of one client, in one call (RedisStore batches them on a
+-- standalone server). KEYS: two or more, one per decision, in order. ARGV: pinned now, the
+-- number of rule shapes s, s triples (signature .. ',0,', burst * interval, interval), '1' if
+-- a key may repeat (else '0'), then either one cost (every decision of shape 1 at that cost)
+-- or, per decision, its shape (1-based) and cost. Returns one integer per decision, as bucket.
+-- Each decision is the same transition as bucket's, run in order: a repeated key reads what
+-- the decision before it wrote. Why: on a 2-vCPU VM an FCALL of bucket cost 10-15 us of Redis
+-- CPU, most of it the call itself (the request, dispatch, TIME, the reply, the socket); in
+-- calls of 64 a decision costs 4.3-4.6 us: one MGET's share and one PSETEX, about 1.5 us each
+-- on random keys, and the Lua. The uniform cost and the repeat flag save about 0.4 and 0.3 us
+-- a decision (no per-decision arguments to parse, no table of what was written).
+
+-- One decision on key (state raw, false when absent). Returns the reply and the state now
+-- stored: the written string, false when deleted, nil when nothing was written (refused).
+local function take(key, raw, now, cost, prefix, cap, interval)
   local ban, tat = 0, now
-  local raw = redis.call('GET', key)
   if raw then
-    if string.sub(raw, 1, #prefix) == prefix then
+    if string.find(raw, prefix, 1, true) == 1 then
       tat = tonumber(string.sub(raw, #prefix + 1))
     else
       local s, b, t = string.match(raw, '^([^,]*),([^,]*),([^,]*)')
@@ -41,14 +49,57 @@ local function bucket(KEYS, ARGV)
   if now > base then base = now end
   local ahead = base + cost * interval - now
   if ahead > cap then
-    return -1 - (base - now)
+    return -1 - (base - now), nil
   end
   local ttl = ban - now
   if ahead > ttl then ttl = ahead end
   if ttl > 0 then
-    redis.call('PSETEX', key, ttl_ms(ttl), prefix .. fmt(base + cost * interval))
-  else
-    redis.call('DEL', key)
+    local value = prefix .. fmt(base + cost * interval)
+    redis.call('PSETEX', key, ttl_ms(ttl), value)
+    return ahead, value
   end
-  return ahead
+  redis.call('DEL', key)
+  return ahead, false
+end
+
+local function bucket(KEYS, ARGV)
+  local now = clock(ARGV[1])
+  local key = KEYS[1]
+  return (take(key, redis.call('GET', key), now, tonumber(ARGV[2]), ARGV[3],
+    tonumber(ARGV[4]), tonumber(ARGV[5])))
+end
+
+local function buckets(KEYS, ARGV)
+  local now = clock(ARGV[1])
+  local shapes = tonumber(ARGV[2])
+  local prefix, cap, interval = {}, {}, {}
+  for i = 1, shapes do
+    prefix[i] = ARGV[3 * i]
+    cap[i] = tonumber(ARGV[3 * i + 1])
+    interval[i] = tonumber(ARGV[3 * i + 2])
+  end
+  local at = 3 * shapes + 3
+  local seen = nil
+  if ARGV[at] == '1' then seen = {} end
+  local uniform = #ARGV == at + 1
+  local s, cost = 1, tonumber(ARGV[at + 1])
+  local n = #KEYS
+  local raws = redis.call('MGET', unpack(KEYS))
+  local out = {}
+  for i = 1, n do
+    local key = KEYS[i]
+    local raw = raws[i]
+    if not uniform then
+      s, cost = tonumber(ARGV[at + 2 * i - 1]), tonumber(ARGV[at + 2 * i])
+    end
+    if seen == nil then
+      out[i] = (take(key, raw, now, cost, prefix[s], cap[s], interval[s]))
+    else
+      if seen[key] ~= nil then raw = seen[key] end
+      local r, stored = take(key, raw, now, cost, prefix[s], cap[s], interval[s])
+      if stored ~= nil then seen[key] = stored end
+      out[i] = r
+    end
+  end
+  return out
 end

@@ -86,8 +86,8 @@ class ClusterIntegrationTests {
       long before = cluster.scriptCalls();
       for (int i = 0; i < 40; i++) {
         Identity id = Identity.ip("198.51.100." + i);
-        assertThat(SlotHash.getSlot(s.ruleKey(route.keyFor(id))))
-            .isEqualTo(SlotHash.getSlot(s.ruleKey(backstop.keyFor(id))));
+        assertThat(SlotHash.getSlot(s.keys().rule(route.keyFor(id))))
+            .isEqualTo(SlotHash.getSlot(s.keys().rule(backstop.keyFor(id))));
         assertThat(limiter.check(List.of(route, backstop), id, 1).allowed()).isTrue();
       }
       assertThat(cluster.scriptCalls() - before).as("one script call per check (+ first loads)")
@@ -112,8 +112,8 @@ class ClusterIntegrationTests {
       Identity id = null;
       for (int i = 0; id == null; i++) {
         Identity candidate = Identity.ip("172.16.0." + i).with("user", "user" + i);
-        if (SlotHash.getSlot(s.ruleKey(perIp.keyFor(candidate)))
-            != SlotHash.getSlot(s.ruleKey(perUser.keyFor(candidate)))) {
+        if (SlotHash.getSlot(s.keys().rule(perIp.keyFor(candidate)))
+            != SlotHash.getSlot(s.keys().rule(perUser.keyFor(candidate)))) {
           id = candidate;
         }
       }

@@ -9,13 +9,13 @@ class KeysTest {
 
   @Test
   void coreKeys_areUsedVerbatim() {
-    assertThat(LettuceStore.escape("chat:send:typing:u1:10.0.0.1"))
+    assertThat(Keys.escape("chat:send:typing:u1:10.0.0.1"))
         .isEqualTo("chat:send:typing:u1:10.0.0.1");
   }
 
   @Test
   void braces_cannotChooseTheHashSlot() {
-    String evil = LettuceStore.escape("x}{victim");
+    String evil = Keys.escape("x}{victim");
     assertThat(evil).isEqualTo("~x%7D%7Bvictim");
     String key = "sluice:{" + evil + "}";
     assertThat(SlotHash.getSlot(key)).isEqualTo(SlotHash.getSlot(evil));
@@ -23,8 +23,8 @@ class KeysTest {
 
   @Test
   void escaping_isInjective() {
-    assertThat(LettuceStore.escape("~a")).isNotEqualTo("~a");
-    assertThat(LettuceStore.escape("a{b")).isNotEqualTo(LettuceStore.escape("a%7Bb"));
-    assertThat(LettuceStore.escape("")).isEqualTo("~");
+    assertThat(Keys.escape("~a")).isNotEqualTo("~a");
+    assertThat(Keys.escape("a{b")).isNotEqualTo(Keys.escape("a%7Bb"));
+    assertThat(Keys.escape("")).isEqualTo("~");
   }
 }

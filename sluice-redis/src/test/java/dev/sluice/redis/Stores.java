@@ -10,7 +10,7 @@ final class Stores {
 
   /** Waits (bounded polling) until the store's background connection is up. */
   static <S extends Store> S connected(S store) {
-    LettuceStore s = (LettuceStore) store;
+    LettuceStore s = lettuce(store);
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
     while (!s.connected()) {
       if (System.nanoTime() > until) {
@@ -19,6 +19,11 @@ final class Stores {
       RedisProcess.pause(10);
     }
     return store;
+  }
+
+  /** The Redis store itself, also behind a fallback. */
+  static LettuceStore lettuce(Store store) {
+    return store instanceof FallbackStore f ? f.primary() : (LettuceStore) store;
   }
 
   static String uniquePrefix(String name) {

@@ -17,12 +17,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real {@code redis-server} on a loopback port, without persistence, for the server's own
- * start-up tests (sluice-redis's test harness is not shared across modules). Fails with a clear
- * message when redis-server is not installed.
+ * integration tests (sluice-redis's test harness is not shared across modules): the start-up
+ * tests and the gateway's tests on a Redis store. Fails with a clear message when redis-server
+ * is not installed.
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
 
-  final int port;
+  public final int port;
   private final Process process;
 
   private RedisServer(int port, Process process) {
@@ -30,7 +31,7 @@ final class RedisServer implements AutoCloseable {
     this.process = process;
   }
 
-  static RedisServer start(int port, String... extra) throws IOException {
+  public static RedisServer start(int port, String... extra) throws IOException {
     Path dir = Files.createTempDirectory("sluice-server-redis-");
     List<String> cmd = new ArrayList<>(List.of(binary(), "--port", Integer.toString(port),
         "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
@@ -82,15 +83,43 @@ final class RedisServer implements AutoCloseable {
   }
 
   /** A loopback port nobody listens on now. */
-  static int freePort() throws IOException {
+  public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
   }
 
-  static void pause(long millis) {
+  public static void pause(long millis) {
     try {
       Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  public String uri() {
+    return "redis://127.0.0.1:" + port;
+  }
+
+  /** SIGSTOP: the server hangs with its sockets open, so calls wait for their deadline. */
+  public void suspend() {
+    signal("-STOP");
+  }
+
+  /** SIGCONT. */
+  public void resume() {
+    signal("-CONT");
+  }
+
+  private void signal(String sig) {
+    try {
+      Process kill = new ProcessBuilder("kill", sig, Long.toString(process.pid())).start();
+      if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new AssertionError("kill " + sig + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new AssertionError(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);

@@ -111,7 +111,7 @@ public final class Cors {
     }
     out.set("Access-Control-Allow-Origin", allowed);
     if (!"*".equals(allowed)) {
-      out.add("Vary", "Origin");
+      out.add("Vary", "origin");   // the gateway's bytes since issue 7
     }
     if (allowCredentials) {
       out.set("Access-Control-Allow-Credentials", "true");

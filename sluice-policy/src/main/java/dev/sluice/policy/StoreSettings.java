@@ -1,5 +1,7 @@
 package dev.sluice.policy;
 
+import dev.sluice.core.Store;
+import dev.sluice.core.Ticker;
 import dev.sluice.redis.RedisStore;
 import java.time.Duration;
 
@@ -42,5 +44,24 @@ public record StoreSettings(
   /** True for a store that lives in this process and is ready at once. */
   public boolean local() {
     return uri.equals("memory");
+  }
+
+  /** The in-memory store these settings describe (also the Redis store's local fallback). */
+  public Store memory() {
+    return Store.memory(Ticker.system(), maxKeys);
+  }
+
+  /**
+   * A Redis store builder with these settings (URI, key prefix, deadline, circuit, fallback), so
+   * the gateway and the Spring Boot starter open the same store from the same section; each adds
+   * how it waits for the store and who hears about it.
+   */
+  public RedisStore.Builder redis() {
+    return RedisStore.builder()
+        .uri(uri)
+        .keyPrefix(keyPrefix)
+        .deadline(deadline)
+        .circuitBreaker(circuit)
+        .fallback(localFallback ? memory() : null);
   }
 }

@@ -1,7 +1,6 @@
 package dev.sluice.server;
 
 import dev.sluice.core.Store;
-import dev.sluice.core.Ticker;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.policy.StoreSettings;
 import java.util.List;
@@ -34,20 +33,12 @@ final class Stores {
   static Store open(StoreSettings settings, RedisStore.Listener health) {
     String uri = settings.uri();
     if (settings.local()) {
-      return Store.memory(Ticker.system(), settings.maxKeys());
+      return settings.memory();
     }
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")
         || uri.startsWith("redis-cluster://")) {
       QUIETED.forEach(l -> l.setLevel(Level.SEVERE));
-      return RedisStore.builder()
-          .uri(uri)
-          .keyPrefix(settings.keyPrefix())
-          .deadline(settings.deadline())
-          .circuitBreaker(settings.circuit())
-          .fallback(settings.localFallback()
-              ? Store.memory(Ticker.system(), settings.maxKeys()) : null)
-          .listener(health)
-          .build();
+      return settings.redis().listener(health).build();
     }
     throw new IllegalArgumentException("store : " + uri
         + " (expected: memory, redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");

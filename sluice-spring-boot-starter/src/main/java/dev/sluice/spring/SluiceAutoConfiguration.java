@@ -3,14 +3,12 @@ package dev.sluice.spring;
 import dev.sluice.core.DecisionListener;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Store;
-import dev.sluice.core.Ticker;
 import dev.sluice.micrometer.SluiceMetrics;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
 import dev.sluice.policy.StoreSettings;
-import dev.sluice.redis.RedisStore;
 import dev.sluice.servlet.SluiceFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
@@ -78,19 +76,25 @@ public class SluiceAutoConfiguration {
     }
   }
 
+  /**
+   * The policy's store, or {@code sluice.store}'s. Like {@code sluice serve}, a Redis store is
+   * waited for (up to the policy's {@code store.startupWait}), so a young instance does not
+   * decide degraded, and Redis refusing the credentials fails the start.
+   */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   Store sluiceStore(SluiceProperties properties, LoadedPolicy policy) {
     StoreSettings s = policy.config().store();
-    String uri = properties.getStore() == null || properties.getStore().isBlank() ? s.uri()
-        : PolicyLoader.storeUri(properties.getStore());
-    if (uri.equals("memory")) {
-      return Store.memory(Ticker.system(), s.maxKeys());
+    String store = properties.getStore();
+    if (store != null && !store.isBlank()) {
+      try {
+        s = s.withUri(PolicyLoader.storeUri(store));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException("sluice.store : " + PolicyLoader.redact(store)
+            + " (expected: " + e.getMessage() + ")", e);
+      }
     }
-    return RedisStore.builder().uri(uri).keyPrefix(s.keyPrefix()).deadline(s.deadline())
-        .circuitBreaker(s.circuit())
-        .fallback(s.localFallback() ? Store.memory(Ticker.system(), s.maxKeys()) : null)
-        .build();
+    return s.local() ? s.memory() : s.redis().awaitConnected(s.startupWait()).build();
   }
 
   @Bean
@@ -102,9 +106,9 @@ public class SluiceAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   SluiceFilter sluiceFilter(SluiceProperties properties, LoadedPolicy policy,
-      RateLimiter limiter, ObjectProvider<DecisionListener> listener) throws ConfigException {
+      RateLimiter limiter, ObjectProvider<DecisionListener> listeners) throws ConfigException {
     SluiceFilter.Builder b = SluiceFilter.builder().limiter(limiter)
-        .listener(listener.getIfAvailable(DecisionListener::none));
+        .listener(DecisionListener.all(listeners.orderedStream().toList()));
     String location = properties.getPolicy();
     if (location != null && !location.isBlank() && !location.startsWith("classpath:")) {
       b.policyFile(Path.of(location)).reloadInterval(properties.getReloadInterval());

@@ -31,4 +31,41 @@ public interface DecisionListener {
   static DecisionListener none() {
     return new DecisionListener() {};
   }
+
+  /** Tells each of {@code listeners}, in order; none, or the one, when there are 0 or 1. */
+  static DecisionListener all(List<? extends DecisionListener> listeners) {
+    DecisionListener[] each = listeners.toArray(new DecisionListener[0]);
+    if (each.length < 2) {
+      return each.length == 0 ? none() : each[0];
+    }
+    return new DecisionListener() {
+      @Override
+      public void decision(String kind, List<Rule> rules, Decision decision, long nanos) {
+        for (DecisionListener l : each) {
+          l.decision(kind, rules, decision, nanos);
+        }
+      }
+
+      @Override
+      public void decisionFailed(String kind, List<Rule> rules, Throwable error) {
+        for (DecisionListener l : each) {
+          l.decisionFailed(kind, rules, error);
+        }
+      }
+
+      @Override
+      public void banApplied(String kind, Decision decision, String key) {
+        for (DecisionListener l : each) {
+          l.banApplied(kind, decision, key);
+        }
+      }
+
+      @Override
+      public void generated(int status) {
+        for (DecisionListener l : each) {
+          l.generated(status);
+        }
+      }
+    };
+  }
 }

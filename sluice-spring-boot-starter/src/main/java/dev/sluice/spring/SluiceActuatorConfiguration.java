@@ -2,6 +2,7 @@ package dev.sluice.spring;
 
 import dev.sluice.core.Store;
 import dev.sluice.servlet.SluiceFilter;
+import java.time.Clock;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -21,8 +22,15 @@ public class SluiceActuatorConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
-  SluiceEndpoint sluiceEndpoint(SluiceFilter filter, Store store) {
-    return new SluiceEndpoint(filter, store);
+  SluiceEndpoint sluiceEndpoint(SluiceFilter filter, Store store, ActiveBans bans) {
+    return new SluiceEndpoint(filter, store, bans);
+  }
+
+  /** The filter's listener for the bans it starts; kept only when the endpoint shows them. */
+  @Bean
+  @ConditionalOnAvailableEndpoint(endpoint = SluiceEndpoint.class)
+  ActiveBans sluiceActiveBans() {
+    return new ActiveBans(Clock.systemUTC());
   }
 
   @Bean

@@ -6,24 +6,27 @@ import dev.sluice.core.Store;
 import dev.sluice.policy.EffectivePolicy;
 import dev.sluice.servlet.SluiceFilter;
 import java.util.LinkedHashMap;
-import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * {@code /actuator/sluice}: the rules the filter runs, the keys the store tracks, and the
- * effective policy (as {@code sluice check} prints it).
+ * {@code /actuator/sluice}: the rules the filter runs, the keys the store tracks (-1 while it
+ * cannot answer), the bans this instance started that are still running ({@link ActiveBans}),
+ * and the effective policy (as {@code sluice check} prints it).
  */
 @Endpoint(id = "sluice")
 public class SluiceEndpoint {
 
   private final SluiceFilter filter;
   private final Store store;
+  private final ActiveBans bans;
 
-  SluiceEndpoint(SluiceFilter filter, Store store) {
+  SluiceEndpoint(SluiceFilter filter, Store store, ActiveBans bans) {
     this.filter = filter;
     this.store = store;
+    this.bans = bans;
   }
 
   @ReadOperation
@@ -33,7 +36,7 @@ public class SluiceEndpoint {
     for (Rule rule : filter.policy().policy().rules().values()) {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("key", rule.key());
-      r.put("mode", rule.mode().name().toLowerCase(java.util.Locale.ROOT));
+      r.put("mode", rule.mode().name().toLowerCase(Locale.ROOT));
       r.put("limits", rule.limits().stream().map(Limit::toString).toList());
       r.put("ban", rule.ban().isZero() ? null : rule.ban().toString());
       rules.put(rule.name(), r);
@@ -47,12 +50,10 @@ public class SluiceEndpoint {
       keys = -1;
     }
     out.put("trackedKeys", keys);
-    out.put("store", store.isLocal() ? "memory" : "remote");
+    out.put("store", store.isLocal() ? "memory" : "redis");
+    out.put("activeBans", bans.active().stream().map(b -> Map.of("rule", b.rule(),
+        "key", b.key(), "until", b.until().toString())).toList());
     out.put("policy", EffectivePolicy.render(filter.policy()));
     return out;
-  }
-
-  List<String> ruleNames() {
-    return List.copyOf(filter.policy().policy().rules().keySet());
   }
 }

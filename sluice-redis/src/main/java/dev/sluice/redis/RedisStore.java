@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
+import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -87,6 +88,7 @@ public final class RedisStore {
     boolean functions = true;
     Listener listener;
     Duration awaitConnected = Duration.ZERO;
+    RedisClient client;
 
     private Builder() {}
 
@@ -154,6 +156,20 @@ public final class RedisStore {
       return this;
     }
 
+    /**
+     * Connects through the application's own standalone client (its event loops and options)
+     * instead of creating one; the store opens one connection on it to {@link #uri} and closes
+     * only that: it never shuts the client down. As the store cannot set a foreign client's
+     * command timeout, every call's deadline runs on the store's own timer instead. The
+     * client's threads are not the store's, so a synchronous store call made on one of them
+     * waits (at most the deadline) instead of failing at once. Default: none (the store owns a
+     * client tuned for it, the better choice unless threads are scarce).
+     */
+    public Builder client(RedisClient client) {
+      this.client = client;
+      return this;
+    }
+
     /** Hears when the store is ready, loses Redis or trips its circuit (default: none). */
     public Builder listener(Listener listener) {
       this.listener = listener;
@@ -206,6 +222,10 @@ public final class RedisStore {
      *     {@code build()} waits
      */
     public Store build() {
+      if (client != null && endpoint.cluster()) {
+        throw new InvalidValueException("uri", endpoint.toString(),
+            "redis:// or rediss:// with a client (a cluster gets the store's own client)");
+      }
       LettuceStore store = new LettuceStore(this);
       if (!awaitConnected.isZero()) {
         store.awaitReady(awaitConnected);

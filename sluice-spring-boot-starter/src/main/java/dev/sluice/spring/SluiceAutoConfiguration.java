@@ -10,6 +10,7 @@ import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
 import dev.sluice.policy.StoreSettings;
 import dev.sluice.servlet.SluiceFilter;
+import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.io.IOException;
@@ -79,11 +80,14 @@ public class SluiceAutoConfiguration {
   /**
    * The policy's store, or {@code sluice.store}'s. Like {@code sluice serve}, a Redis store is
    * waited for (up to the policy's {@code store.startupWait}), so a young instance does not
-   * decide degraded, and Redis refusing the credentials fails the start.
+   * decide degraded, and Redis refusing the credentials fails the start. On a standalone Redis
+   * it connects through the application's Lettuce {@code RedisClient} bean when there is one,
+   * which it never shuts down.
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  Store sluiceStore(SluiceProperties properties, LoadedPolicy policy) {
+  Store sluiceStore(SluiceProperties properties, LoadedPolicy policy,
+      ObjectProvider<RedisClient> clients) {
     StoreSettings s = policy.config().store();
     String store = properties.getStore();
     if (store != null && !store.isBlank()) {
@@ -94,7 +98,11 @@ public class SluiceAutoConfiguration {
             + " (expected: " + e.getMessage() + ")", e);
       }
     }
-    return s.local() ? s.memory() : s.redis().awaitConnected(s.startupWait()).build();
+    if (s.local()) {
+      return s.memory();
+    }
+    RedisClient app = s.uri().startsWith("redis-cluster://") ? null : clients.getIfUnique();
+    return s.redis().client(app).awaitConnected(s.startupWait()).build();
   }
 
   @Bean

@@ -20,7 +20,8 @@ public class SluiceProperties {
   /**
    * Where counters live: {@code memory} (per process) or a Redis URI ({@code redis://host:port},
    * {@code rediss://}, {@code redis-cluster://h1:p1,h2:p2}), shared by every instance. Unset: the
-   * policy's {@code store.uri}.
+   * policy's {@code store.uri}. A standalone Redis is reached through the application's Lettuce
+   * RedisClient bean when there is one.
    */
   private String store;
 

@@ -2,14 +2,25 @@ package dev.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Decision;
+import dev.sluice.core.Identity;
+import dev.sluice.core.Limit;
 import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.micrometer.SluiceMetrics;
 import dev.sluice.servlet.SluiceFilter;
+import dev.sluice.redis.RedisProcess;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -56,6 +67,46 @@ class SluiceAutoConfigurationTest {
           assertThat(ctx.getBean(MeterRegistry.class).find("sluice.decisions")
               .tag("rule", "analysis").counters()).hasSize(4);
         });
+  }
+
+  /**
+   * {@code sluice.store} on a standalone Redis connects through the application's Lettuce
+   * client, and closing the store (as the context does first, since the store depends on the
+   * client) leaves that client working.
+   */
+  @Test
+  void redisStore_reusesTheAppsLettuceClient_andDoesNotCloseIt() {
+    RedisClient app = RedisClient.create();
+    AtomicInteger activated = new AtomicInteger();
+    app.getResources().eventBus().get().subscribe(e -> {
+      if (e instanceof ConnectionActivatedEvent) {
+        activated.incrementAndGet();
+      }
+    });
+    try (RedisProcess redis = RedisProcess.start()) {
+      runner.withPropertyValues("sluice.store=" + redis.uri())
+          .withBean(RedisClient.class, () -> app, d -> d.setDestroyMethodName(null))
+          .run(ctx -> {
+            Store store = ctx.getBean(Store.class);
+            assertThat(store.isLocal()).isFalse();
+            Rule rule = Rule.builder("two").limit(Limit.fixedWindow("w", 2, Duration.ofHours(1)))
+                .build();
+            RateLimiter limiter = ctx.getBean(RateLimiter.class);
+            assertThat(limiter.check(rule, Identity.ip("192.0.2.1")).allowed()).isTrue();
+            assertThat(limiter.check(rule, Identity.ip("192.0.2.1")).allowed()).isTrue();
+            Decision third = limiter.check(rule, Identity.ip("192.0.2.1"));
+            assertThat(third.allowed()).isFalse();
+            assertThat(third.degraded()).isFalse();
+            assertThat(activated.get()).as("connections on the app's client").isEqualTo(1);
+            store.close();
+            try (StatefulRedisConnection<String, String> c = app.connect(
+                RedisURI.create(redis.uri()))) {
+              assertThat(c.sync().ping()).isEqualTo("PONG");
+            }
+          });
+    } finally {
+      app.shutdown();
+    }
   }
 
   @Test

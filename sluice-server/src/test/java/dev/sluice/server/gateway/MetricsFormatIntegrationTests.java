@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.Decision;
 import dev.sluice.core.Identity;
 import dev.sluice.core.Limit;
+import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
@@ -43,6 +44,11 @@ class MetricsFormatIntegrationTests {
       Decision d = limiter.check(rule, Identity.ip("192.0.2.1"));
       m.decision("http", List.of(rule), d);
     }
+    Rule shadow = Rule.builder("beta").mode(Mode.SHADOW)
+        .limit(Limit.fixedWindow("beta", 1, Duration.ofMinutes(1))).build();
+    for (int i = 0; i < 2; i++) {
+      m.decision("http", List.of(shadow), limiter.check(shadow, Identity.ip("192.0.2.1")));
+    }
     m.webSocketOpened();
     m.webSocketClosed(1013);
     m.generated(429);
@@ -52,7 +58,7 @@ class MetricsFormatIntegrationTests {
 
     Map<String, Family> families = parse(m.render());
     assertThat(families.keySet()).contains("sluice_decisions_total",
-        "sluice_decision_errors_total", "sluice_bans_total", "sluice_store_errors_total",
+        "sluice_shadow_refusals_total", "sluice_decision_errors_total", "sluice_bans_total", "sluice_store_errors_total",
         "sluice_tracked_keys", "sluice_websocket_connections", "sluice_websocket_closes_total",
         "sluice_generated_responses_total", "sluice_reloads_total", "sluice_store_ready",
         "sluice_store_connected", "sluice_store_connect_failures_total", "sluice_store_circuit",
@@ -64,6 +70,7 @@ class MetricsFormatIntegrationTests {
     assertThat(families.get("sluice_decisions_total").value("outcome=refused,rule=analysis"))
         .isEqualTo(1);
     assertThat(families.get("sluice_bans_total").value("rule=analysis")).isEqualTo(1);
+    assertThat(families.get("sluice_shadow_refusals_total").value("rule=beta")).isEqualTo(1);
     assertThat(families.get("sluice_decision_errors_total").value("rule=_none")).isEqualTo(1);
     assertThat(families.get("sluice_tracked_keys").type).isEqualTo("GAUGE");
     assertThat(families.get("sluice_tracked_keys").value("")).isEqualTo(7);

@@ -157,13 +157,8 @@ public final class RedisStore {
     }
 
     /**
-     * Connects through the application's own standalone client (its event loops and options)
-     * instead of creating one; the store opens one connection on it to {@link #uri} and closes
-     * only that: it never shuts the client down. As the store cannot set a foreign client's
-     * command timeout, every call's deadline runs on the store's own timer instead. The
-     * client's threads are not the store's, so a synchronous store call made on one of them
-     * waits (at most the deadline) instead of failing at once. Default: none (the store owns a
-     * client tuned for it, the better choice unless threads are scarce).
+     * Connects through the application's own standalone client instead of creating one, and
+     * never shuts it down (sluice-redis/README.md, "On the application's client").
      */
     public Builder client(RedisClient client) {
       this.client = client;

@@ -16,12 +16,12 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,10 +43,11 @@ class AppClientIntegrationTests {
     RedisProcess redis = Servers.standalone();
     RedisClient app = RedisClient.create();
     try {
-      AtomicInteger activated = new AtomicInteger();
+      // Lettuce publishes events asynchronously: the first activation, when it arrives.
+      CompletableFuture<ConnectionActivatedEvent> activated = new CompletableFuture<>();
       app.getResources().eventBus().get().subscribe(e -> {
-        if (e instanceof ConnectionActivatedEvent) {
-          activated.incrementAndGet();
+        if (e instanceof ConnectionActivatedEvent a) {
+          activated.complete(a);
         }
       });
       try (Store store = RedisStore.builder().uri(redis.uri()).client(app)
@@ -59,7 +60,8 @@ class AppClientIntegrationTests {
         var refused = limiter.check(THREE, Identity.ip("192.0.2.1"));
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.degraded()).isFalse();
-        assertThat(activated.get()).as("connections opened on the app's client").isEqualTo(1);
+        assertThat(((InetSocketAddress) activated.get(10, TimeUnit.SECONDS).remoteAddress())
+            .getPort()).as("the app's client connected to this Redis").isEqualTo(redis.port);
       }
       try (StatefulRedisConnection<String, String> c = app.connect(RedisURI.create(
           redis.uri()))) {

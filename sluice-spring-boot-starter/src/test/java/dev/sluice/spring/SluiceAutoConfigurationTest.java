@@ -17,10 +17,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -77,10 +79,11 @@ class SluiceAutoConfigurationTest {
   @Test
   void redisStore_reusesTheAppsLettuceClient_andDoesNotCloseIt() {
     RedisClient app = RedisClient.create();
-    AtomicInteger activated = new AtomicInteger();
+    // Lettuce publishes events asynchronously: the first activation, when it arrives.
+    CompletableFuture<ConnectionActivatedEvent> activated = new CompletableFuture<>();
     app.getResources().eventBus().get().subscribe(e -> {
-      if (e instanceof ConnectionActivatedEvent) {
-        activated.incrementAndGet();
+      if (e instanceof ConnectionActivatedEvent a) {
+        activated.complete(a);
       }
     });
     try (RedisProcess redis = RedisProcess.start()) {
@@ -97,7 +100,8 @@ class SluiceAutoConfigurationTest {
             Decision third = limiter.check(rule, Identity.ip("192.0.2.1"));
             assertThat(third.allowed()).isFalse();
             assertThat(third.degraded()).isFalse();
-            assertThat(activated.get()).as("connections on the app's client").isEqualTo(1);
+            assertThat(((InetSocketAddress) activated.get(10, TimeUnit.SECONDS).remoteAddress())
+                .getPort()).as("the app's client connected to this Redis").isEqualTo(redis.port);
             store.close();
             try (StatefulRedisConnection<String, String> c = app.connect(
                 RedisURI.create(redis.uri()))) {

@@ -189,15 +189,23 @@ public final class Rule {
         + ", onStoreError=" + onStoreError + "}";
   }
 
+  /** The key of a rule that names none: the client address. */
+  public static final String DEFAULT_KEY = "ip";
+  /** Where callers missing a key dimension go unless a rule names another bucket. */
+  public static final String DEFAULT_SHARED_BUCKET = "unknown";
+  public static final Mode DEFAULT_MODE = Mode.ENFORCE;
+  /** Fail open: a limiter outage must not become an outage of the application. */
+  public static final OnStoreError DEFAULT_ON_STORE_ERROR = OnStoreError.ALLOW;
+
   /** Builds a {@link Rule}; each setter validates its argument at once. */
   public static final class Builder {
     private final String name;
-    private KeyTemplate key = KeyTemplate.parse("ip");
+    private KeyTemplate key = KeyTemplate.parse(DEFAULT_KEY);
     private final List<Limit> limits = new ArrayList<>();
     private long banNanos;
-    private Mode mode = Mode.ENFORCE;
-    private OnStoreError onStoreError = OnStoreError.ALLOW;
-    private String sharedBucket = "unknown";
+    private Mode mode = DEFAULT_MODE;
+    private OnStoreError onStoreError = DEFAULT_ON_STORE_ERROR;
+    private String sharedBucket = DEFAULT_SHARED_BUCKET;
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");

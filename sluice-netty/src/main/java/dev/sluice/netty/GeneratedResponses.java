@@ -1,5 +1,7 @@
 package dev.sluice.netty;
 
+import dev.sluice.core.http.Accept;
+import dev.sluice.core.http.Bodies;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -20,16 +22,15 @@ public final class GeneratedResponses {
   public static FullHttpResponse error(HttpRequest request, HttpResponseStatus status,
       String error, CorsHeaders cors) {
     if (prefersHtml(request)) {
-      return Responses.body(request, status, Responses.errorHtml(status, error),
-          "text/html; charset=utf-8", cors);
+      return Responses.body(request, status,
+          Bodies.errorHtml(status.code(), status.reasonPhrase(), error), Bodies.HTML, cors);
     }
-    return Responses.json(request, status, "{\"error\":" + Responses.jsonString(error) + "}",
-        cors);
+    return Responses.json(request, status, Bodies.errorJson(error), cors);
   }
 
   /** True when {@code request}'s {@code Accept} ranks {@code text/html} above JSON. */
   public static boolean prefersHtml(HttpRequest request) {
     return request != null
-        && Responses.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT));
+        && Accept.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT));
   }
 }

@@ -5,6 +5,10 @@ import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Check;
+import dev.sluice.core.http.Accept;
+import dev.sluice.core.http.Bodies;
+import dev.sluice.core.http.Cors;
+import dev.sluice.core.http.ResponseSpec;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -13,7 +17,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -249,8 +252,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   /** A CORS preflight: {@code OPTIONS} with {@code Access-Control-Request-Method}. */
   static boolean isPreflight(HttpRequest request) {
-    return HttpMethod.OPTIONS.equals(request.method())
-        && request.headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD);
+    return Cors.isPreflight(request.method().name(),
+        request.headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD));
   }
 
   private static Rule ruleNamed(List<Rule> rules, String name) {
@@ -279,18 +282,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   protected FullHttpResponse unavailableResponse(HttpRequest request, Decision decision,
       HttpRateLimitSettings settings) {
-    HttpResponseStatus status = HttpResponseStatus.valueOf(settings.unavailableStatus());
-    FullHttpResponse response;
-    if (Responses.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT))) {
-      response = Responses.body(request, status,
-          Responses.unavailableHtml(decision, settings.unavailableHtmlTemplate()),
-          "text/html; charset=utf-8", settings.cors());
-    } else {
-      response = Responses.json(request, status, Responses.unavailableJson(decision),
-          settings.cors());
-    }
-    response.headers().set(HttpHeaderNames.RETRY_AFTER, decision.retryAfterSeconds());
-    return response;
+    return refusal(request, decision, settings);
   }
 
   /**
@@ -298,17 +290,18 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   protected FullHttpResponse rejectResponse(HttpRequest request, Decision decision,
       HttpRateLimitSettings settings) {
-    FullHttpResponse response;
-    if (Responses.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT))) {
-      response = Responses.body(request, HttpResponseStatus.TOO_MANY_REQUESTS,
-          Responses.refusalHtml(decision, settings.htmlTemplate()), "text/html; charset=utf-8",
-          settings.cors());
-    } else {
-      response = Responses.json(request, HttpResponseStatus.TOO_MANY_REQUESTS,
-          Responses.refusalJson(decision), settings.cors());
-    }
-    response.headers().set(HttpHeaderNames.RETRY_AFTER, decision.retryAfterSeconds());
-    addLimitHeaders(response, decision, settings);
+    return refusal(request, decision, settings);
+  }
+
+  /** Core's answer ({@link ResponseSpec}), the same as the servlet filter's, as a Netty response. */
+  private static FullHttpResponse refusal(HttpRequest request, Decision decision,
+      HttpRateLimitSettings settings) {
+    ResponseSpec spec = settings.responses();
+    boolean html = Accept.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT));
+    FullHttpResponse response = Responses.body(request,
+        HttpResponseStatus.valueOf(spec.status(decision)), spec.body(decision, html),
+        html ? Bodies.HTML : Bodies.JSON, settings.cors());
+    spec.refusalHeaders(decision, new NettyHeaders(response.headers()));
     return response;
   }
 

@@ -3,6 +3,7 @@ package dev.sluice.netty;
 import dev.sluice.core.policy.Check;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.RequestView;
+import dev.sluice.core.http.ResponseSpec;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -13,25 +14,15 @@ import java.util.function.Function;
 public final class HttpRateLimitSettings {
 
   private final Function<RequestView, Check> selector;
-  private final boolean rateLimitHeaders;
-  private final boolean ietfHeaders;
-  private final String htmlTemplate;
+  private final ResponseSpec responses;
   private final CorsHeaders cors;
   private final boolean refuseWebSocketBeforeUpgrade;
-  private final int unavailableStatus;
-  private final String unavailableHtmlTemplate;
-  private final boolean limitPreflights;
 
   private HttpRateLimitSettings(Builder b) {
     this.selector = b.selector;
-    this.rateLimitHeaders = b.rateLimitHeaders;
-    this.ietfHeaders = b.ietfHeaders;
-    this.htmlTemplate = b.htmlTemplate;
-    this.cors = b.cors;
+    this.responses = b.responses.build();
+    this.cors = CorsHeaders.of(responses.cors());
     this.refuseWebSocketBeforeUpgrade = b.refuseWebSocketBeforeUpgrade;
-    this.unavailableStatus = b.unavailableStatus;
-    this.unavailableHtmlTemplate = b.unavailableHtmlTemplate;
-    this.limitPreflights = b.limitPreflights;
   }
 
   /** Settings that check every request against {@code policy}. */
@@ -50,14 +41,8 @@ public final class HttpRateLimitSettings {
 
   public Builder toBuilder() {
     Builder b = new Builder(selector);
-    b.rateLimitHeaders = rateLimitHeaders;
-    b.ietfHeaders = ietfHeaders;
-    b.htmlTemplate = htmlTemplate;
-    b.cors = cors;
+    b.responses = responses.toBuilder();
     b.refuseWebSocketBeforeUpgrade = refuseWebSocketBeforeUpgrade;
-    b.unavailableStatus = unavailableStatus;
-    b.unavailableHtmlTemplate = unavailableHtmlTemplate;
-    b.limitPreflights = limitPreflights;
     return b;
   }
 
@@ -65,19 +50,24 @@ public final class HttpRateLimitSettings {
     return selector;
   }
 
+  /** How refusals and limit headers look: core's spec, the servlet filter's too. */
+  public ResponseSpec responses() {
+    return responses;
+  }
+
   /** Whether {@code X-RateLimit-Limit/Remaining/Reset} are sent. */
   public boolean rateLimitHeaders() {
-    return rateLimitHeaders;
+    return responses.rateLimitHeaders();
   }
 
   /** Whether the IETF draft {@code RateLimit-Policy} and {@code RateLimit} fields are sent. */
   public boolean ietfHeaders() {
-    return ietfHeaders;
+    return responses.ietfHeaders();
   }
 
   /** The HTML page for browsers with {@code {{retryAfter}}} and {@code {{rule}}}, or null. */
   public String htmlTemplate() {
-    return htmlTemplate;
+    return responses.htmlTemplate();
   }
 
   public CorsHeaders cors() {
@@ -98,85 +88,68 @@ public final class HttpRateLimitSettings {
    * outage of the limiter from a real limit; 429 gives such refusals the limit's answer again.
    */
   public int unavailableStatus() {
-    return unavailableStatus;
+    return responses.unavailableStatus();
   }
 
   /** The HTML page for browsers refused while the store is unavailable, or null. */
   public String unavailableHtmlTemplate() {
-    return unavailableHtmlTemplate;
+    return responses.unavailableHtmlTemplate();
   }
 
-  /**
-   * False (the default): CORS preflights ({@code OPTIONS} with {@code
-   * Access-Control-Request-Method}) are passed on unchecked. A refused preflight fails the
-   * browser's real request as a CORS error whatever headers it carries, and a preflight spends
-   * a quota the real request then lacks.
-   */
+  /** See {@link ResponseSpec#limitPreflights()}. */
   public boolean limitPreflights() {
-    return limitPreflights;
+    return responses.limitPreflights();
   }
 
   /** Builds {@link HttpRateLimitSettings}. */
   public static final class Builder {
     private final Function<RequestView, Check> selector;
-    private boolean rateLimitHeaders = true;
-    private boolean ietfHeaders = true;
-    private String htmlTemplate;
-    private CorsHeaders cors = CorsHeaders.disabled();
+    private ResponseSpec.Builder responses = ResponseSpec.newBuilder();
     private boolean refuseWebSocketBeforeUpgrade;
-    private int unavailableStatus = 503;
-    private String unavailableHtmlTemplate;
-    private boolean limitPreflights;
 
     private Builder(Function<RequestView, Check> selector) {
       this.selector = selector;
     }
 
+    /** Every answer setting at once (a policy file's {@code response:} and {@code cors:}). */
+    public Builder responses(ResponseSpec spec) {
+      this.responses = spec.toBuilder();
+      return this;
+    }
+
     public Builder rateLimitHeaders(boolean on) {
-      this.rateLimitHeaders = on;
+      responses.rateLimitHeaders(on);
       return this;
     }
 
     public Builder ietfHeaders(boolean on) {
-      this.ietfHeaders = on;
+      responses.ietfHeaders(on);
       return this;
     }
 
     public Builder htmlTemplate(String template) {
-      this.htmlTemplate = template(template, "htmlTemplate");
+      responses.htmlTemplate(template);
       return this;
     }
 
     /** 429, or a 5xx like the default 503. */
     public Builder unavailableStatus(int status) {
-      if (status != 429 && (status < 500 || status > 599)) {
-        throw new IllegalArgumentException("unavailableStatus : " + status
-            + " (expected: 429 or 500..599)");
-      }
-      this.unavailableStatus = status;
+      responses.unavailableStatus(status);
       return this;
     }
 
     public Builder unavailableHtmlTemplate(String template) {
-      this.unavailableHtmlTemplate = template(template, "unavailableHtmlTemplate");
+      responses.unavailableHtmlTemplate(template);
       return this;
     }
 
     public Builder limitPreflights(boolean on) {
-      this.limitPreflights = on;
+      responses.limitPreflights(on);
       return this;
     }
 
-    private static String template(String template, String field) {
-      if (template != null && template.length() > 1 << 20) {
-        throw new IllegalArgumentException(field + " : " + template.length()
-            + " characters (expected: <= 1048576)");
-      }
-      return template;
-    }
-
     public Builder cors(CorsHeaders cors) {
-      this.cors = cors == null ? CorsHeaders.disabled() : cors;
+      responses.cors(cors == null ? null : cors.cors());
       return this;
     }
 

@@ -2,6 +2,7 @@ package dev.sluice.netty;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.Identity;
+import dev.sluice.core.http.Json;
 import dev.sluice.core.Lease;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
@@ -305,12 +306,12 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   /** The message sent to a client whose action was refused. */
   protected String actionRefusal(String action, Decision decision) {
     StringBuilder sb = new StringBuilder(96).append("{\"error\":\"rate_limited\",\"action\":");
-    Responses.jsonString(sb, action);
+    Json.quote(sb, action);
     sb.append(",\"retryAfterMs\":").append(Math.max(0, decision.retryAfterMillis()));
     // Seed 003: present only when a score refused (the decision's score is NaN otherwise).
     if (!Double.isNaN(decision.currentScore())) {
-      sb.append(",\"currentScore\":").append(Responses.number(decision.currentScore()))
-          .append(",\"maxScore\":").append(Responses.number(decision.maxScore()));
+      sb.append(",\"currentScore\":").append(Json.number(decision.currentScore()))
+          .append(",\"maxScore\":").append(Json.number(decision.maxScore()));
     }
     return sb.append('}').toString();
   }

@@ -5,6 +5,7 @@ import dev.sluice.core.OnStoreError;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Source;
+import dev.sluice.core.http.WebSocketDefaults;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,7 +15,7 @@ import java.util.Map;
 /**
  * The guards of {@link WebSocketGuardHandler} (seeds 000 and 001). Immutable; validated where set.
  *
- * <p>Defaults (the constants below, which the server's policy file uses too): 55 connections per
+ * <p>Defaults (core's {@link WebSocketDefaults}, which policy files use too): 55 connections per
  * client address, 75 in the shared bucket of addresses that cannot be resolved, 3 per session
  * token (when a session dimension is named), 64 KiB and 1,024 fragments per message, a flood
  * bucket of 120 messages refilled at 40 per second, no per-action limits, 2 s for a client to
@@ -22,20 +23,17 @@ import java.util.Map;
  */
 public final class WebSocketGuardSettings {
 
-  public static final int DEFAULT_MAX_CONNECTIONS_PER_IP = 55;
-  public static final int DEFAULT_MAX_CONNECTIONS_UNKNOWN = 75;
-  public static final int DEFAULT_MAX_CONNECTIONS_PER_SESSION = 3;
-  public static final int DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024;
-  /**
-   * A message split into more frames is closed with 1009. Each frame costs a decode and an object
-   * however small it is: 1 MiB sent as 1-byte fragments is a million of them, which crashed an
-   * upstream and doubled the gateway's memory (issue 7). 1,024 still lets a client stream a
-   * 64 KiB message in 64-byte pieces.
-   */
-  public static final int DEFAULT_MAX_FRAGMENTS = 1024;
-  public static final long DEFAULT_FLOOD_BURST = 120;
-  public static final long DEFAULT_FLOOD_PER_SECOND = 40;
-  public static final Duration DEFAULT_STRIKE_WINDOW = Duration.ofSeconds(30);
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_IP = WebSocketDefaults.MAX_CONNECTIONS_PER_IP;
+  public static final int DEFAULT_MAX_CONNECTIONS_UNKNOWN =
+      WebSocketDefaults.MAX_CONNECTIONS_UNKNOWN;
+  public static final int DEFAULT_MAX_CONNECTIONS_PER_SESSION =
+      WebSocketDefaults.MAX_CONNECTIONS_PER_SESSION;
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = WebSocketDefaults.MAX_MESSAGE_BYTES;
+  /** See {@link WebSocketDefaults#MAX_FRAGMENTS}. */
+  public static final int DEFAULT_MAX_FRAGMENTS = WebSocketDefaults.MAX_FRAGMENTS;
+  public static final long DEFAULT_FLOOD_BURST = WebSocketDefaults.FLOOD_BURST;
+  public static final long DEFAULT_FLOOD_PER_SECOND = WebSocketDefaults.FLOOD_PER_SECOND;
+  public static final Duration DEFAULT_STRIKE_WINDOW = WebSocketDefaults.STRIKE_WINDOW;
 
   private final Policy policy;
   private final ConcurrencyLimit perIp;

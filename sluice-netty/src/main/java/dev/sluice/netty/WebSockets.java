@@ -30,7 +30,8 @@ public final class WebSockets {
   public static final int GOING_AWAY = 1001;
 
   /** How long a closing server waits for the client's close frame or EOF before it closes. */
-  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(2);
+  public static final Duration DEFAULT_CLOSE_TIMEOUT =
+      dev.sluice.core.http.WebSocketDefaults.CLOSE_TIMEOUT;
 
   /**
    * Fired down the pipeline when the server starts closing a WebSocket with {@link

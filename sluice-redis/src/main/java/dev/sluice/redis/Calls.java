@@ -89,6 +89,9 @@ final class Calls {
     CompletableFuture<T> f;
     try {
       f = op.apply(c);
+      if (!connector.deadlineInClient()) {
+        f = within(f, start + deadlineNanos);
+      }
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }

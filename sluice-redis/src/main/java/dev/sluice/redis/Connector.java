@@ -58,6 +58,8 @@ final class Connector implements AutoCloseable {
   private final String degraded;
   private final ClientResources resources;
   private final AbstractRedisClient client;
+  /** False for the application's client: left open on close, its timeouts not the deadline. */
+  private final boolean owned;
   private final RedisClient probe;
   private final ScheduledThreadPoolExecutor thread;
   private final HashedWheelTimer timer;
@@ -80,7 +82,8 @@ final class Connector implements AutoCloseable {
     this.degraded = b.fallback != null ? "answered by the fallback store"
         : "each rule's onStoreError";
     this.timer = Threads.timer(b.deadlineNanos);
-    this.resources = ClientResources.builder()
+    this.owned = b.client == null;
+    this.resources = !owned ? b.client.getResources() : ClientResources.builder()
         .threadFactoryProvider(Threads.provider())
         .timer(timer)
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2,
@@ -102,7 +105,10 @@ final class Connector implements AutoCloseable {
     for (RedisURI uri : endpoint.uris()) {
       uri.setTimeout(HANDSHAKE_TIMEOUT);
     }
-    if (endpoint.cluster()) {
+    if (!owned) {
+      this.client = b.client;
+      this.probe = null;
+    } else if (endpoint.cluster()) {
       RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
       cluster.setOptions(ClusterClientOptions.builder()
           .autoReconnect(true)
@@ -152,6 +158,14 @@ final class Connector implements AutoCloseable {
   /** Lettuce's computation pool: where timeouts complete calls. */
   java.util.concurrent.Executor executor() {
     return resources.eventExecutorGroup();
+  }
+
+  /**
+   * True when Lettuce times calls out at the deadline (the store's own client); the
+   * application's client has its own timeouts, so the store bounds each call on its timer.
+   */
+  boolean deadlineInClient() {
+    return owned;
   }
 
   /** The timer behind Lettuce's command timeouts, shared by the store's other deadlines. */
@@ -319,8 +333,15 @@ final class Connector implements AutoCloseable {
     if (probe != null) {
       probe.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    if (owned) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+    } else {
+      Library.Conn c = conn;
+      if (c != null) {
+        c.raw().close();
+      }
+    }
     timer.stop();
   }
 

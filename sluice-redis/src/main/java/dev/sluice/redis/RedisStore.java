@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
+import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -87,6 +88,7 @@ public final class RedisStore {
     boolean functions = true;
     Listener listener;
     Duration awaitConnected = Duration.ZERO;
+    RedisClient client;
 
     private Builder() {}
 
@@ -154,6 +156,15 @@ public final class RedisStore {
       return this;
     }
 
+    /**
+     * Connects through the application's own standalone client instead of creating one, and
+     * never shuts it down (sluice-redis/README.md, "On the application's client").
+     */
+    public Builder client(RedisClient client) {
+      this.client = client;
+      return this;
+    }
+
     /** Hears when the store is ready, loses Redis or trips its circuit (default: none). */
     public Builder listener(Listener listener) {
       this.listener = listener;
@@ -206,6 +217,10 @@ public final class RedisStore {
      *     {@code build()} waits
      */
     public Store build() {
+      if (client != null && endpoint.cluster()) {
+        throw new InvalidValueException("uri", endpoint.toString(),
+            "redis:// or rediss:// with a client (a cluster gets the store's own client)");
+      }
       LettuceStore store = new LettuceStore(this);
       if (!awaitConnected.isZero()) {
         store.awaitReady(awaitConnected);

@@ -19,9 +19,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real {@code redis-server} on a free loopback port, in a temporary directory, without
  * persistence. Tests start their own; nothing here is mocked. Fails with a clear message when
- * redis-server is not installed (scripts/test installs it), never skips.
+ * redis-server is not installed (scripts/test installs it), never skips. Public, in this
+ * module's test-jar, for other modules' tests on real Redis.
  */
-final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements AutoCloseable {
 
   private static final List<RedisProcess> ALL = new ArrayList<>();
 
@@ -35,7 +36,7 @@ final class RedisProcess implements AutoCloseable {
     }));
   }
 
-  final int port;
+  public final int port;
   private final Path dir;
   private final List<String> extra;
   private volatile Process process;
@@ -57,7 +58,7 @@ final class RedisProcess implements AutoCloseable {
         + "Redis (Debian packages redis-server and redis-tools; scripts/test installs them)");
   }
 
-  static RedisProcess start(String... extra) {
+  public static RedisProcess start(String... extra) {
     return startOn(freePort(), extra);
   }
 
@@ -135,7 +136,7 @@ final class RedisProcess implements AutoCloseable {
     }
   }
 
-  String uri() {
+  public String uri() {
     return "redis://127.0.0.1:" + port;
   }
 

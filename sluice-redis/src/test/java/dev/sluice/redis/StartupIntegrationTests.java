@@ -57,9 +57,16 @@ class StartupIntegrationTests {
           .hasMessageContaining("WRONGPASS")
           .hasMessageNotContaining("not-the-password");
       assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isLessThan(10);
-      assertThat(logs.warnings()).singleElement().asString()
-          .startsWith("SEVERE dev.sluice.redis.RedisStore: sluice-redis: authentication failed")
-          .contains("WRONGPASS").doesNotContain("cannot reach");
+      // A first attempt can fail before Redis answered AUTH (seen once under load: "Connection
+      // closed prematurely"); that is a "cannot reach" line. The refused password must then be
+      // reported once, as what it is, and end the attempts.
+      List<String> warnings = logs.warnings();
+      assertThat(warnings).filteredOn(w -> w.contains("authentication failed")).singleElement()
+          .asString().startsWith("SEVERE dev.sluice.redis.RedisStore: sluice-redis: "
+              + "authentication failed").contains("WRONGPASS");
+      assertThat(warnings.get(warnings.size() - 1)).contains("authentication failed");
+      assertThat(warnings).allMatch(w -> w.contains("authentication failed")
+          || w.contains("cannot reach") && !w.contains("WRONGPASS"));
       assertThat(heard.count(RedisStore.Event.AUTH_FAILED)).isEqualTo(1);
     }
   }

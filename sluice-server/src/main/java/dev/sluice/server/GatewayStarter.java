@@ -1,7 +1,7 @@
 package dev.sluice.server;
 
 import dev.sluice.core.RateLimiter;
-import dev.sluice.server.config.ServerConfig;
+import dev.sluice.policy.PolicyConfig;
 import dev.sluice.server.gateway.Gateway;
 import dev.sluice.server.gateway.GatewayEvents;
 import java.net.InetSocketAddress;
@@ -20,7 +20,7 @@ interface GatewayStarter {
     void close();
   }
 
-  Running start(InetSocketAddress listen, URI upstream, Supplier<ServerConfig> config,
+  Running start(InetSocketAddress listen, URI upstream, Supplier<PolicyConfig> config,
       RateLimiter limiter, GatewayEvents events, int ioThreads) throws Exception;
 
   /**

@@ -1,10 +1,10 @@
 package dev.sluice.server;
 
-import dev.sluice.server.config.ConfigError;
-import dev.sluice.server.config.ConfigException;
-import dev.sluice.server.config.LoadedPolicy;
-import dev.sluice.server.config.PolicyFormat;
-import dev.sluice.server.config.PolicyLoader;
+import dev.sluice.policy.ConfigError;
+import dev.sluice.policy.ConfigException;
+import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.policy.PolicyFormat;
+import dev.sluice.policy.PolicyLoader;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;

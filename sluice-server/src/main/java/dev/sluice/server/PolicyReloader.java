@@ -1,11 +1,11 @@
 package dev.sluice.server;
 
 import dev.sluice.server.admin.Metrics;
-import dev.sluice.server.config.ConfigError;
-import dev.sluice.server.config.ConfigException;
-import dev.sluice.server.config.LoadedPolicy;
-import dev.sluice.server.config.PolicyLoader;
-import dev.sluice.server.config.StoreSettings;
+import dev.sluice.policy.ConfigError;
+import dev.sluice.policy.ConfigException;
+import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.policy.PolicyLoader;
+import dev.sluice.policy.StoreSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,15 +5,14 @@ import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
-import dev.sluice.server.config.Durations;
-import dev.sluice.server.config.ConfigException;
-import dev.sluice.server.config.LoadedPolicy;
-import dev.sluice.server.config.PolicyLoader;
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.StoreSettings;
+import dev.sluice.policy.Durations;
+import dev.sluice.policy.ConfigException;
+import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.policy.PolicyLoader;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.StoreSettings;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -95,7 +94,7 @@ public final class SluiceServer implements AutoCloseable {
     metrics.store(health);
     metrics.registerRules(installed.config().policy().rules().keySet());
     RateLimiter limiter = RateLimiter.of(store);
-    Supplier<ServerConfig> config = () -> ref.get().config();
+    Supplier<PolicyConfig> config = () -> ref.get().config();
 
     GatewayStarter.Running gateway = null;
     AdminServer admin = null;
@@ -199,19 +198,10 @@ public final class SluiceServer implements AutoCloseable {
 
   /** {@code loaded} running on {@code store} (the --store flag and SLUICE_STORE win over files). */
   static LoadedPolicy withStore(LoadedPolicy loaded, StoreSettings store) {
-    Map<String, Object> tree = new LinkedHashMap<>(loaded.effective());
-    Object section = tree.get("store");
-    Map<String, Object> storeTree = new LinkedHashMap<>();
-    if (section instanceof Map<?, ?> m) {
-      m.forEach((k, v) -> storeTree.put(String.valueOf(k), v));
-    }
-    storeTree.put("uri", PolicyLoader.redact(store.uri()));
-    tree.put("store", storeTree);
-    return new LoadedPolicy(loaded.config().withStore(store), tree, loaded.warnings(),
-        loaded.sourceName());
+    return loaded.withStore(store);
   }
 
-  private static String describeTrust(ServerConfig config) {
+  private static String describeTrust(PolicyConfig config) {
     var t = config.trust();
     if (t.hops() > 0) {
       return t.hops() + " trusted hop(s), read from the right of " + t.headers();

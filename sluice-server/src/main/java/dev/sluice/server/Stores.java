@@ -1,9 +1,8 @@
 package dev.sluice.server;
 
 import dev.sluice.core.Store;
-import dev.sluice.core.Ticker;
 import dev.sluice.redis.RedisStore;
-import dev.sluice.server.config.StoreSettings;
+import dev.sluice.policy.StoreSettings;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -34,20 +33,12 @@ final class Stores {
   static Store open(StoreSettings settings, RedisStore.Listener health) {
     String uri = settings.uri();
     if (settings.local()) {
-      return Store.memory(Ticker.system(), settings.maxKeys());
+      return settings.memory();
     }
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")
         || uri.startsWith("redis-cluster://")) {
       QUIETED.forEach(l -> l.setLevel(Level.SEVERE));
-      return RedisStore.builder()
-          .uri(uri)
-          .keyPrefix(settings.keyPrefix())
-          .deadline(settings.deadline())
-          .circuitBreaker(settings.circuit())
-          .fallback(settings.localFallback()
-              ? Store.memory(Ticker.system(), settings.maxKeys()) : null)
-          .listener(health)
-          .build();
+      return settings.redis().listener(health).build();
     }
     throw new IllegalArgumentException("store : " + uri
         + " (expected: memory, redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");
@@ -56,7 +47,7 @@ final class Stores {
   static String describe(StoreSettings settings) {
     return settings.uri().equals("memory")
         ? "memory (max " + settings.maxKeys() + " keys, per process)"
-        : dev.sluice.server.config.PolicyLoader.redact(settings.uri()) + " (prefix "
+        : dev.sluice.policy.PolicyLoader.redact(settings.uri()) + " (prefix "
             + settings.keyPrefix() + ", deadline " + settings.deadline().toMillis() + "ms, "
             + (settings.localFallback() ? "local memory fallback" : "each rule's onStoreError")
             + " while Redis fails)";

@@ -77,7 +77,7 @@ class SluiceServerIntegrationTests {
     assertThat(codes.subList(15, 20)).containsOnly(429);
     assertThat(last.headers().firstValue("retry-after")).isPresent();
     assertThat(last.body()).contains("\"error\":\"too many requests\"");
-    assertThat(admin("/metrics"))
+    assertThat(dev.sluice.server.Prom.canon(admin("/metrics")))
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 5\n")
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"allowed\"} 15\n");
   }
@@ -133,7 +133,7 @@ class SluiceServerIntegrationTests {
     write(p, withOrders.replace("limit: 1,", "limit: zero,"));
     assertThat(server.reload()).isFalse();
     assertThat(get("/orders/1").statusCode()).isEqualTo(429);
-    assertThat(admin("/metrics")).contains("sluice_reloads_total{result=\"ok\"} 1\n")
+    assertThat(dev.sluice.server.Prom.canon(admin("/metrics"))).contains("sluice_reloads_total{result=\"ok\"} 1\n")
         .contains("sluice_reloads_total{result=\"failed\"} 1\n");
     assertThat(admin("/v1/policy")).contains("\"source\":\"" + p + "\"")
         .contains("\"orders\":{\"key\":\"ip\"");
@@ -192,7 +192,7 @@ class SluiceServerIntegrationTests {
     assertThat(refused.statusCode()).isEqualTo(429);
     assertThat(refused.headers().firstValue("Access-Control-Allow-Origin")).hasValue(origin);
     assertThat(refused.headers().allValues("Vary")).contains("origin");
-    assertThat(admin("/metrics"))
+    assertThat(dev.sluice.server.Prom.canon(admin("/metrics")))
         .contains("sluice_decisions_total{rule=\"global\",outcome=\"allowed\"} 2\n");
   }
 
@@ -203,7 +203,7 @@ class SluiceServerIntegrationTests {
     for (int i = 0; i < 16; i++) {
       get("/api/analysis/x");
     }
-    assertThat(admin("/metrics"))
+    assertThat(dev.sluice.server.Prom.canon(admin("/metrics")))
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"allowed\"} 15\n")
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 1\n")
         .contains("sluice_decisions_total{rule=\"backstop\",outcome=\"allowed\"} 16\n");

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.RateLimiter;
-import dev.sluice.server.config.ConfigException;
-import dev.sluice.server.config.ServerConfig;
+import dev.sluice.policy.ConfigException;
+import dev.sluice.policy.PolicyConfig;
 import dev.sluice.server.gateway.GatewayEvents;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -37,7 +37,7 @@ class SluiceServerTest {
   final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
   final Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8));
   final HttpClient client = HttpClient.newHttpClient();
-  Supplier<ServerConfig> config;
+  Supplier<PolicyConfig> config;
   RateLimiter limiter;
   GatewayEvents events;
   boolean gatewayClosed;
@@ -158,7 +158,7 @@ class SluiceServerTest {
     write(p, POLICY);
     // Reloads here are direct calls; a fast file watch would race them and count twice.
     start(p, null, Map.of(), Duration.ofHours(1));
-    Supplier<ServerConfig> seen = config;
+    Supplier<PolicyConfig> seen = config;
     assertThat(limitOf("api")).isEqualTo(10);
 
     write(p, POLICY.replace("limit: 10", "limit: 20"));
@@ -177,7 +177,7 @@ class SluiceServerTest {
     HttpResponse<String> metrics = client.send(HttpRequest.newBuilder(URI.create(
         "http://127.0.0.1:" + server.adminPort() + "/metrics")).build(),
         HttpResponse.BodyHandlers.ofString());
-    assertThat(metrics.body()).contains("sluice_reloads_total{result=\"ok\"} 1\n")
+    assertThat(dev.sluice.server.Prom.canon(metrics.body())).contains("sluice_reloads_total{result=\"ok\"} 1\n")
         .contains("sluice_reloads_total{result=\"failed\"} 1\n");
   }
 
@@ -244,7 +244,7 @@ class SluiceServerTest {
     start(null, null, Map.of());
     events.webSocketOpened();
     events.generated(413);
-    assertThat(server.metrics().render()).contains("sluice_websocket_connections 1\n")
+    assertThat(dev.sluice.server.Prom.canon(server.metrics().render())).contains("sluice_websocket_connections 1\n")
         .contains("sluice_generated_responses_total{status=\"413\"} 1\n");
     assertThat(limiter).isNotNull();
   }

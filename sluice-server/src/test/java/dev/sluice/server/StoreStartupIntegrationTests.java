@@ -127,7 +127,7 @@ class StoreStartupIntegrationTests {
         codes.add(get(gateway, "/api/x").statusCode());
       }
       assertThat(codes).containsExactly(200, 200, 200, 429, 429);
-      assertThat(server.metrics().render()).contains("sluice_store_ready 1\n")
+      assertThat(dev.sluice.server.Prom.canon(server.metrics().render())).contains("sluice_store_ready 1\n")
           .contains("sluice_decisions_total{rule=\"api\",outcome=\"degraded\"} 0\n");
       assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("INFO  store ready");
       server.close();
@@ -169,7 +169,7 @@ class StoreStartupIntegrationTests {
     assertThat(ready.statusCode()).isEqualTo(503);
     assertThat(ready.body()).contains("\"reason\":\"cannot reach it: Connection refused");
     assertThat(get(server.port(), "/api/x").statusCode()).as("fail-open rule").isEqualTo(200);
-    assertThat(server.metrics().render()).contains("sluice_store_ready 0\n")
+    assertThat(dev.sluice.server.Prom.canon(server.metrics().render())).contains("sluice_store_ready 0\n")
         .contains("sluice_decisions_total{rule=\"api\",outcome=\"degraded\"} 1\n")
         .doesNotContain("sluice_store_connect_failures_total 0\n");
   }

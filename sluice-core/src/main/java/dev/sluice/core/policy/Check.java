@@ -30,6 +30,11 @@ public final class Check {
     this.exempt = exempt;
   }
 
+  /** A check of {@code rules} made outside a policy's routes (a method-level limit). */
+  public static Check of(List<Rule> rules, Identity identity, long cost) {
+    return new Check(List.copyOf(rules), identity, cost, null, false);
+  }
+
   static Check of(List<Rule> rules, Identity identity, long cost, String route) {
     return new Check(rules, identity, cost, route, false);
   }

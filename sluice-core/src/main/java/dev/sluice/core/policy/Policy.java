@@ -6,6 +6,7 @@ import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,9 +36,10 @@ public final class Policy {
   private final List<List<Rule>> selections;
 
   private Policy(Builder b) {
-    this.rules = Map.copyOf(b.rules);
+    // In the order given: a policy file's effective form lists rules and dimensions as written.
+    this.rules = Collections.unmodifiableMap(new LinkedHashMap<>(b.rules));
     this.routes = List.copyOf(b.routes);
-    this.dimensions = Map.copyOf(b.dimensions);
+    this.dimensions = Collections.unmodifiableMap(new LinkedHashMap<>(b.dimensions));
     this.clientAddress = b.clientAddress;
     List<Rule> g = new ArrayList<>();
     for (String name : b.global) {
@@ -99,7 +101,7 @@ public final class Policy {
     return identity;
   }
 
-  /** Every rule, by name. */
+  /** Every rule, by name, in the order added. */
   public Map<String, Rule> rules() {
     return rules;
   }
@@ -113,7 +115,7 @@ public final class Policy {
     return global;
   }
 
-  /** Key dimensions and where their values come from. */
+  /** Key dimensions and where their values come from, {@code ip} first, then as added. */
   public Map<String, Source> dimensions() {
     return dimensions;
   }

@@ -25,6 +25,16 @@ public interface RequestView {
   /** The first value of a query parameter, or null. */
   String query(String name);
 
+  /** The authenticated user's name, or null (the default: an adapter without users). */
+  default String principal() {
+    return null;
+  }
+
+  /** A request attribute's value as text, or null (the default: an adapter without them). */
+  default String attribute(String name) {
+    return null;
+  }
+
   /** The socket peer's address as text, or null when unknown. */
   String peer();
 

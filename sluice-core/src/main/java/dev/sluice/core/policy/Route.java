@@ -2,6 +2,7 @@ package dev.sluice.core.policy;
 
 import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -23,7 +24,7 @@ public final class Route {
 
   private Route(Builder b) {
     this.name = b.name;
-    this.methods = Set.copyOf(b.methods);
+    this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(b.methods));
     this.paths = List.copyOf(b.paths);
     this.websocket = b.websocket;
     this.rules = List.copyOf(b.rules);
@@ -39,7 +40,7 @@ public final class Route {
     return name;
   }
 
-  /** Upper-case methods matched; empty means any. */
+  /** Upper-case methods matched, in the order given; empty means any. */
   public Set<String> methods() {
     return methods;
   }

@@ -9,9 +9,10 @@ import java.util.Locale;
 public final class Source {
 
   /** The kind of source. */
-  public enum Kind { CLIENT_ADDRESS, HEADER, COOKIE, QUERY }
+  public enum Kind { CLIENT_ADDRESS, HEADER, COOKIE, QUERY, PRINCIPAL, ATTRIBUTE }
 
   private static final Source CLIENT_ADDRESS = new Source(Kind.CLIENT_ADDRESS, null);
+  private static final Source PRINCIPAL = new Source(Kind.PRINCIPAL, null);
 
   private final Kind kind;
   private final String name;
@@ -39,11 +40,27 @@ public final class Source {
     return new Source(Kind.QUERY, Checks.name(name, "query"));
   }
 
+  /**
+   * The authenticated user's name, as the application's server knows it (a servlet request's
+   * {@code Principal}); absent where there is none, as in the standalone gateway.
+   */
+  public static Source principal() {
+    return PRINCIPAL;
+  }
+
+  /**
+   * A request attribute the application set before the check (a servlet request attribute, such
+   * as a user id an authentication filter put there); absent in the standalone gateway.
+   */
+  public static Source attribute(String name) {
+    return new Source(Kind.ATTRIBUTE, Checks.name(name, "attribute"));
+  }
+
   public Kind kind() {
     return kind;
   }
 
-  /** The header, cookie or query parameter name; null for the client address. */
+  /** The header, cookie, query parameter or attribute name; null otherwise. */
   public String name() {
     return name;
   }
@@ -58,6 +75,10 @@ public final class Source {
         return values.isEmpty() ? null : values.get(0);
       case COOKIE:
         return request.cookie(name);
+      case PRINCIPAL:
+        return request.principal();
+      case ATTRIBUTE:
+        return request.attribute(name);
       default:
         return request.query(name);
     }
@@ -65,7 +86,7 @@ public final class Source {
 
   @Override
   public String toString() {
-    return kind == Kind.CLIENT_ADDRESS ? "client-address"
+    return kind == Kind.CLIENT_ADDRESS ? "client-address" : kind == Kind.PRINCIPAL ? "principal"
         : kind.name().toLowerCase(Locale.ROOT) + ":" + name;
   }
 

@@ -2,8 +2,8 @@ package dev.sluice.server.admin;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.sluice.server.config.LoadedPolicy;
-import dev.sluice.server.config.PolicyFormat;
+import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.policy.PolicyFormat;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

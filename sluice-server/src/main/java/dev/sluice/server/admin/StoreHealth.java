@@ -1,7 +1,7 @@
 package dev.sluice.server.admin;
 
 import dev.sluice.redis.RedisStore;
-import dev.sluice.server.config.PolicyFormat;
+import dev.sluice.policy.PolicyFormat;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

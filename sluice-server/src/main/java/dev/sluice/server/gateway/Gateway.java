@@ -5,8 +5,8 @@ import dev.sluice.core.Ticker;
 import dev.sluice.netty.HttpRateLimitHandler;
 import dev.sluice.netty.RateLimitListener;
 import dev.sluice.netty.WebSocketGuardHandler;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ServerConfig;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.PolicyConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  * </pre>
  *
  * <p>The config is read through the supplier for each request and each new connection, so a
- * reload that swaps the {@link ServerConfig} takes effect atomically: a request sees the old
+ * reload that swaps the {@link PolicyConfig} takes effect atomically: a request sees the old
  * config or the new one, never a mix. Socket-level settings (header caps, idle timeout) apply to
  * connections opened after the swap.
  *
@@ -70,7 +70,7 @@ public final class Gateway implements AutoCloseable {
    * @throws IllegalArgumentException if the upstream URL or the first config is unusable
    * @throws IllegalStateException if the address cannot be bound
    */
-  public static Gateway start(InetSocketAddress listen, URI upstream, Supplier<ServerConfig> config,
+  public static Gateway start(InetSocketAddress listen, URI upstream, Supplier<PolicyConfig> config,
       RateLimiter limiter, GatewayEvents events) {
     return builder().listen(listen).upstream(upstream).config(config).limiter(limiter)
         .events(events).start();
@@ -120,7 +120,7 @@ public final class Gateway implements AutoCloseable {
   public static final class Builder {
     private InetSocketAddress listen = new InetSocketAddress("0.0.0.0", 8080);
     private URI upstream;
-    private Supplier<ServerConfig> config;
+    private Supplier<PolicyConfig> config;
     private RateLimiter limiter;
     private GatewayEvents events = GatewayEvents.none();
     private Ticker ticker = Ticker.system();
@@ -143,7 +143,7 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** Read for every request and connection; return a new object to reload. */
-    public Builder config(Supplier<ServerConfig> config) {
+    public Builder config(Supplier<PolicyConfig> config) {
       this.config = Objects.requireNonNull(config, "config");
       return this;
     }

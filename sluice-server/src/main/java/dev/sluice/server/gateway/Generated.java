@@ -1,5 +1,6 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.core.http.Json;
 import dev.sluice.netty.CorsHeaders;
 import dev.sluice.netty.GeneratedResponses;
 import io.netty.buffer.Unpooled;
@@ -67,19 +68,9 @@ final class Generated {
     return sb.append('}').toString();
   }
 
+  /** Core's escaper; texts past 512 characters are cut (they come from requests). */
   static void quote(StringBuilder sb, String s) {
-    sb.append('"');
-    for (int i = 0; i < s.length() && i < 512; i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        sb.append('\\').append(c);
-      } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-        sb.append(String.format("\\u%04x", (int) c));
-      } else {
-        sb.append(c);
-      }
-    }
-    sb.append('"');
+    Json.quote(sb, s.length() > 512 ? s.substring(0, 512) : s);
   }
 
   /** A failure as the log tells it: what went wrong, without Netty's repeated address. */

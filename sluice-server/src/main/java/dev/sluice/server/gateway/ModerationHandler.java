@@ -4,7 +4,7 @@ import dev.sluice.core.policy.Check;
 import dev.sluice.moderation.Ruling;
 import dev.sluice.moderation.Surface;
 import dev.sluice.netty.NettyRequestView;
-import dev.sluice.server.config.ModerationSettings;
+import dev.sluice.policy.ModerationSettings;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;

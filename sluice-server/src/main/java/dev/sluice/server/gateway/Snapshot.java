@@ -4,66 +4,48 @@ import dev.sluice.core.policy.Policy;
 import dev.sluice.netty.CorsHeaders;
 import dev.sluice.netty.HttpRateLimitSettings;
 import dev.sluice.netty.WebSocketGuardSettings;
-import dev.sluice.server.config.CorsSettings;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ModerationSettings;
-import dev.sluice.server.config.ResponseSettings;
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.WebSocketSettings;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.ModerationSettings;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.WebSocketSettings;
 import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * One {@link ServerConfig} translated into the handlers' settings. Built once per config object,
+ * One {@link PolicyConfig} translated into the handlers' settings. Built once per config object,
  * so a reload that swaps the config swaps every setting at the same instant.
  */
 final class Snapshot {
 
   private static final System.Logger LOG = System.getLogger(Snapshot.class.getName());
 
-  final ServerConfig config;
+  final PolicyConfig config;
   final GatewaySettings gateway;
   final CorsHeaders cors;
   final HttpRateLimitSettings http;
   final WebSocketGuardSettings ws;
   final ModerationSettings moderation;
 
-  private Snapshot(ServerConfig config) {
+  private Snapshot(PolicyConfig config) {
     this.config = config;
     this.gateway = config.gateway() == null ? GatewaySettings.defaults() : config.gateway();
-    this.cors = cors(config.cors());
-    ResponseSettings response = config.response() == null ? ResponseSettings.defaults()
-        : config.response();
+    this.cors = CorsHeaders.of(config.responses().cors());
     WebSocketSettings w = config.websocket() == null ? WebSocketSettings.defaults()
         : config.websocket();
     Policy policy = config.policy();
     this.http = HttpRateLimitSettings.newBuilder(policy)
-        .rateLimitHeaders(response.rateLimitHeaders())
-        .ietfHeaders(response.ietfHeaders())
-        .htmlTemplate(response.htmlTemplate())
-        .unavailableStatus(response.unavailableStatus())
-        .unavailableHtmlTemplate(response.unavailableHtmlTemplate())
-        .limitPreflights(config.cors() != null && config.cors().limitPreflights())
-        .cors(cors)
+        .responses(config.responses())
         .refuseWebSocketBeforeUpgrade(w.refuseBeforeUpgrade())
         .build();
     this.ws = webSocket(policy, w);
     this.moderation = config.moderation();
   }
 
-  static Snapshot of(ServerConfig config) {
+  static Snapshot of(PolicyConfig config) {
     if (config == null || config.policy() == null) {
       throw new IllegalArgumentException("config : " + config + " (expected: a config with a policy)");
     }
     return new Snapshot(config);
-  }
-
-  private static CorsHeaders cors(CorsSettings c) {
-    if (c == null) {
-      return CorsHeaders.disabled();
-    }
-    return CorsHeaders.of(c.allowOrigins(), c.allowMethods(), c.allowHeaders(), c.exposeHeaders(),
-        c.allowCredentials(), c.maxAge());
   }
 
   private static WebSocketGuardSettings webSocket(Policy policy, WebSocketSettings w) {
@@ -93,11 +75,11 @@ final class Snapshot {
 
   /** Reads the current config, translating it only when it changed. */
   static final class Source implements Supplier<Snapshot> {
-    private final Supplier<ServerConfig> config;
+    private final Supplier<PolicyConfig> config;
     private volatile Snapshot last;
-    private volatile ServerConfig failed;
+    private volatile PolicyConfig failed;
 
-    Source(Supplier<ServerConfig> config) {
+    Source(Supplier<PolicyConfig> config) {
       this.config = config;
       this.last = Snapshot.of(config.get());
     }
@@ -105,7 +87,7 @@ final class Snapshot {
     @Override
     public Snapshot get() {
       Snapshot s = last;
-      ServerConfig c = config.get();
+      PolicyConfig c = config.get();
       if (c == s.config || c == failed) {
         return s;
       }

@@ -3,8 +3,8 @@ package dev.sluice.server.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.redis.RedisStore;
-import dev.sluice.server.config.LoadedPolicy;
-import dev.sluice.server.config.PolicyLoader;
+import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.policy.PolicyLoader;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -95,7 +95,7 @@ class AdminServerTest {
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("content-type")).hasValue(
         "text/plain; version=0.0.4; charset=utf-8");
-    assertThat(r.body())
+    assertThat(dev.sluice.server.Prom.canon(r.body()))
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 0\n")
         .contains("sluice_reloads_total{result=\"ok\"} 1\n")
         .contains("sluice_websocket_connections 0\n");

@@ -47,7 +47,7 @@ class MetricsTest {
     metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
     assertThat(metrics.decisions("analysis", "allowed")).isEqualTo(1);
     assertThat(metrics.decisions("analysis", "refused")).isEqualTo(2);
-    assertThat(metrics.render())
+    assertThat(dev.sluice.server.Prom.canon(metrics.render()))
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"allowed\"} 1\n")
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"refused\"} 2\n")
         .contains("sluice_decisions_total{rule=\"analysis\",outcome=\"shadow_refused\"} 0\n")
@@ -61,7 +61,7 @@ class MetricsTest {
       metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
     }
     assertThat(metrics.decisions("dry", "shadow_refused")).isEqualTo(4);
-    assertThat(metrics.render()).contains("sluice_shadow_refusals_total{rule=\"dry\"} 4\n");
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_shadow_refusals_total{rule=\"dry\"} 4\n");
     assertThat(lines).hasSize(1).allMatch(l -> l.startsWith("INFO shadow refusal"));
   }
 
@@ -75,7 +75,7 @@ class MetricsTest {
         metrics.banApplied("ws-action", d, r.keyFor(Identity.ip("1.2.3.4")));
       }
     }
-    assertThat(metrics.render()).contains("sluice_bans_total{rule=\"chat\"} 1\n");
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_bans_total{rule=\"chat\"} 1\n");
     assertThat(lines).containsExactly(
         "WARN ban applied rule=chat key=chat:1.2.3.4 limit=chat length=30s kind=ws-action");
   }
@@ -87,7 +87,7 @@ class MetricsTest {
         .onStoreError(OnStoreError.DENY).build();
     metrics.decision("http", RateLimiter.of(broken).check(r, Identity.ip("1.2.3.4")));
     assertThat(metrics.decisions("w", "degraded")).isEqualTo(1);
-    assertThat(metrics.render()).contains("sluice_store_errors_total 1\n");
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_store_errors_total 1\n");
   }
 
   @Test
@@ -96,7 +96,7 @@ class MetricsTest {
       Rule r = rule("r" + i, Mode.ENFORCE, Duration.ZERO);
       metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
     }
-    String text = metrics.render();
+    String text = dev.sluice.server.Prom.canon(metrics.render());
     assertThat(text.lines().filter(l -> l.startsWith("sluice_decisions_total{"))
         .count()).isEqualTo((Metrics.MAX_LABELS + 1) * 4L);
     assertThat(metrics.decisions("_other", "allowed")).isEqualTo(50);
@@ -116,7 +116,7 @@ class MetricsTest {
     metrics.reload(false);
     metrics.reload(false);
     metrics.trackedKeys(() -> 42);
-    assertThat(metrics.render())
+    assertThat(dev.sluice.server.Prom.canon(metrics.render()))
         .contains("sluice_websocket_connections 1\n")
         .contains("sluice_websocket_closes_total{code=\"1013\"} 1\n")
         .contains("sluice_websocket_closes_total{code=\"other\"} 1\n")
@@ -134,14 +134,14 @@ class MetricsTest {
     metrics.store(store);
     store.on(RedisStore.Event.CONNECT_FAILED, "Connection refused");
     store.on(RedisStore.Event.CONNECT_FAILED, "Connection refused");
-    assertThat(metrics.render()).contains("sluice_store_ready 0\n")
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_store_ready 0\n")
         .contains("sluice_store_connected 0\n")
         .contains("sluice_store_connect_failures_total 2\n")
         .contains("sluice_store_circuit{state=\"closed\"} 1\n");
     store.on(RedisStore.Event.READY, "redis://10.0.0.7:6379");
     store.on(RedisStore.Event.CIRCUIT_OPENED, "failure rate 60 %");
     store.on(RedisStore.Event.CIRCUIT_HALF_OPEN, "open for 500 ms");
-    assertThat(metrics.render()).contains("sluice_store_ready 1\n")
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_store_ready 1\n")
         .contains("sluice_store_connected 1\n")
         .contains("sluice_store_circuit{state=\"closed\"} 0\n")
         .contains("sluice_store_circuit{state=\"open\"} 0\n")
@@ -151,7 +151,7 @@ class MetricsTest {
 
   @Test
   void store_memory_isReadyAndConnected() {
-    assertThat(metrics.render()).contains("sluice_store_ready 1\n")
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_store_ready 1\n")
         .contains("sluice_store_connected 1\n")
         .contains("sluice_store_connect_failures_total 0\n");
   }
@@ -159,7 +159,7 @@ class MetricsTest {
   @Test
   void registeredRules_showZeros_andLabelsAreEscaped() {
     metrics.registerRules(List.of("a\"b"));
-    assertThat(metrics.render())
+    assertThat(dev.sluice.server.Prom.canon(metrics.render()))
         .contains("sluice_decisions_total{rule=\"a\\\"b\",outcome=\"allowed\"} 0\n");
   }
   /** Issue 7: only the deciding rule was counted, so the backstop showed 0 while spent. */
@@ -182,7 +182,7 @@ class MetricsTest {
     assertThat(metrics.decisions("backstop", "allowed")).isEqualTo(3);
     assertThat(metrics.decisions("dry", "allowed")).isEqualTo(1);
     assertThat(metrics.decisions("dry", "shadow_refused")).isEqualTo(2);
-    assertThat(metrics.render()).doesNotContain("rule=\"off\"")
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).doesNotContain("rule=\"off\"")
         .contains("sluice_shadow_refusals_total{rule=\"dry\"} 2\n");
   }
 
@@ -194,7 +194,7 @@ class MetricsTest {
     metrics.decision("http", List.of(a, b), down.check(List.of(a, b), Identity.ip("1.2.3.4"), 1));
     assertThat(metrics.decisions("a", "degraded")).isEqualTo(1);
     assertThat(metrics.decisions("b", "degraded")).isEqualTo(1);
-    assertThat(metrics.render()).contains("sluice_store_errors_total 1\n");
+    assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_store_errors_total 1\n");
   }
 
   /** Issue 7: a decision that threw logged a stack trace per request and was counted nowhere. */
@@ -217,7 +217,7 @@ class MetricsTest {
     assertThat(logged.get(0)).containsExactly("kind", "http", "rules", "payments,backstop",
         "error", bug);
     assertThat(logged.get(2)).contains("_none");
-    assertThat(m.render())
+    assertThat(dev.sluice.server.Prom.canon(m.render()))
         .contains("sluice_decision_errors_total{rule=\"payments\"} 4\n")
         .contains("sluice_decision_errors_total{rule=\"backstop\"} 4\n")
         .contains("sluice_decision_errors_total{rule=\"_none\"} 1\n");

@@ -7,12 +7,12 @@ import dev.sluice.core.policy.Route;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
-import dev.sluice.server.config.CorsSettings;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ResponseSettings;
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.StoreSettings;
-import dev.sluice.server.config.WebSocketSettings;
+import dev.sluice.policy.CorsSettings;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.ResponseSettings;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.StoreSettings;
+import dev.sluice.policy.WebSocketSettings;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
@@ -59,25 +59,25 @@ final class Fixtures {
         .route(Route.builder("write").method("POST").method("PUT").method("PATCH").method("DELETE").rule("write").build());
   }
 
-  static ServerConfig config(Policy policy) {
-    return new ServerConfig(policy, ResponseSettings.defaults(), CorsSettings.disabled(),
+  static PolicyConfig config(Policy policy) {
+    return new PolicyConfig(policy, ResponseSettings.defaults(), CorsSettings.disabled(),
         WebSocketSettings.defaults(), GatewaySettings.defaults(), StoreSettings.defaults(), null);
   }
 
-  static ServerConfig withGateway(ServerConfig c, GatewaySettings g) {
-    return new ServerConfig(c.policy(), c.response(), c.cors(), c.websocket(), g, c.store(), c.source());
+  static PolicyConfig withGateway(PolicyConfig c, GatewaySettings g) {
+    return new PolicyConfig(c.policy(), c.response(), c.cors(), c.websocket(), g, c.store(), c.source());
   }
 
-  static ServerConfig withCors(ServerConfig c, CorsSettings cors) {
-    return new ServerConfig(c.policy(), c.response(), cors, c.websocket(), c.gateway(), c.store(), c.source());
+  static PolicyConfig withCors(PolicyConfig c, CorsSettings cors) {
+    return new PolicyConfig(c.policy(), c.response(), cors, c.websocket(), c.gateway(), c.store(), c.source());
   }
 
-  static ServerConfig withResponse(ServerConfig c, ResponseSettings r) {
-    return new ServerConfig(c.policy(), r, c.cors(), c.websocket(), c.gateway(), c.store(), c.source());
+  static PolicyConfig withResponse(PolicyConfig c, ResponseSettings r) {
+    return new PolicyConfig(c.policy(), r, c.cors(), c.websocket(), c.gateway(), c.store(), c.source());
   }
 
-  static ServerConfig withWebSocket(ServerConfig c, WebSocketSettings w) {
-    return new ServerConfig(c.policy(), c.response(), c.cors(), w, c.gateway(), c.store(), c.source());
+  static PolicyConfig withWebSocket(PolicyConfig c, WebSocketSettings w) {
+    return new PolicyConfig(c.policy(), c.response(), c.cors(), w, c.gateway(), c.store(), c.source());
   }
 
   /** Records what the gateway reports. */
@@ -138,16 +138,16 @@ final class Fixtures {
   static final class Harness implements AutoCloseable {
     final FakeTicker ticker = new FakeTicker();
     final RateLimiter limiter;
-    final AtomicReference<ServerConfig> config;
+    final AtomicReference<PolicyConfig> config;
     final RecordingEvents events = new RecordingEvents();
     final Gateway gateway;
 
-    Harness(ServerConfig config, URI upstream) {
+    Harness(PolicyConfig config, URI upstream) {
       this(config, upstream, null);
     }
 
     /** A gateway deciding with {@code limiter}, or with an in-memory store when it is null. */
-    Harness(ServerConfig config, URI upstream, RateLimiter limiter) {
+    Harness(PolicyConfig config, URI upstream, RateLimiter limiter) {
       this.limiter = limiter != null ? limiter : RateLimiter.of(Store.memory(ticker, 10_000));
       this.config = new AtomicReference<>(config);
       this.gateway = Gateway.builder()
@@ -161,7 +161,7 @@ final class Fixtures {
           .start();
     }
 
-    Harness(ServerConfig config) {
+    Harness(PolicyConfig config) {
       this(config, null);
     }
 

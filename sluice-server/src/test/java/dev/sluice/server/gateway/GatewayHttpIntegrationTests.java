@@ -2,8 +2,8 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.server.config.CorsSettings;
-import dev.sluice.server.config.ResponseSettings;
+import dev.sluice.policy.CorsSettings;
+import dev.sluice.policy.ResponseSettings;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -2,8 +2,8 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.server.config.PolicyLoader;
-import dev.sluice.server.config.ServerConfig;
+import dev.sluice.policy.PolicyLoader;
+import dev.sluice.policy.PolicyConfig;
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,7 +45,7 @@ class GatewayModerationIntegrationTests {
 
   @BeforeEach
   void start() throws Exception {
-    ServerConfig config = PolicyLoader.parse(POLICY, "moderation.yaml", null, Map.of()).config();
+    PolicyConfig config = PolicyLoader.parse(POLICY, "moderation.yaml", null, Map.of()).config();
     echo = new EchoUpstream();
     h = new Fixtures.Harness(config, echo.uri());
   }

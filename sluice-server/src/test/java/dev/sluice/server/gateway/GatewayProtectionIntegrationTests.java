@@ -3,9 +3,9 @@ package dev.sluice.server.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.address.ClientAddressResolver;
-import dev.sluice.server.config.CorsSettings;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ServerConfig;
+import dev.sluice.policy.CorsSettings;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.PolicyConfig;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -17,7 +17,7 @@ class GatewayProtectionIntegrationTests {
   private Fixtures.Harness h;
 
   private void start(GatewaySettings g) {
-    ServerConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), g);
+    PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), g);
     c = Fixtures.withCors(c, new CorsSettings(List.of("*"), List.of(), List.of(), List.of(), false,
         Duration.ZERO));
     h = new Fixtures.Harness(c);
@@ -173,7 +173,7 @@ class GatewayProtectionIntegrationTests {
   @Test
   void hostileHeaders_areAnswered_andTheGatewayKeepsServing() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();
-    ServerConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000Builder()
+    PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000Builder()
         .clientAddress(ClientAddressResolver.builder().trustedHops(1).build()).build()),
         new GatewaySettings(d.maxBodyBytes(), 256 << 10, d.maxInitialLineBytes(), d.idleTimeout(),
             d.handshakeTimeout(), d.upstreamConnectTimeout(), d.upstreamResponseTimeout()));

@@ -8,9 +8,9 @@ import dev.sluice.core.Mode;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
 import dev.sluice.core.Rule;
-import dev.sluice.server.config.CorsSettings;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ServerConfig;
+import dev.sluice.policy.CorsSettings;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.PolicyConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,7 +46,7 @@ class GatewayProxyIntegrationTests {
     return client.send(b.GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  private void startWithEcho(ServerConfig config) throws Exception {
+  private void startWithEcho(PolicyConfig config) throws Exception {
     echo = new EchoUpstream();
     h = new Fixtures.Harness(config, echo.uri());
   }
@@ -161,7 +161,7 @@ class GatewayProxyIntegrationTests {
    */
   @Test
   void upstreamDown_is502_withAGenericBody_andTheCauseReported() throws Exception {
-    ServerConfig c = Fixtures.withCors(Fixtures.config(Fixtures.seed000()), new CorsSettings(
+    PolicyConfig c = Fixtures.withCors(Fixtures.config(Fixtures.seed000()), new CorsSettings(
         List.of("*"), List.of(), List.of(), List.of(), false, Duration.ZERO));
     URI dead = EchoUpstream.deadPort();
     h = new Fixtures.Harness(c, dead);
@@ -187,7 +187,7 @@ class GatewayProxyIntegrationTests {
   void upstreamSilent_is504_withAGenericBody_andTheCauseReported() throws Exception {
     try (EchoUpstream.Silent silent = new EchoUpstream.Silent()) {
       GatewaySettings d = GatewaySettings.defaults();
-      ServerConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), new GatewaySettings(
+      PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), new GatewaySettings(
           d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(),
           d.handshakeTimeout(), d.upstreamConnectTimeout(), Duration.ofMillis(300)));
       h = new Fixtures.Harness(c, silent.uri());

@@ -6,8 +6,8 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ServerConfig;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.PolicyConfig;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class GatewayReloadRaceIntegrationTests {
 
   /** Policy "a" caps bodies at 100 bytes, policy "b" at 10,000; each names its own rule. */
-  private static ServerConfig config(String rule, long maxBody) {
+  private static PolicyConfig config(String rule, long maxBody) {
     Policy policy = Policy.builder()
         .rule(Rule.builder(rule).limit(Limit.fixedWindow(rule, 1_000_000, Duration.ofHours(1)))
             .build())
@@ -40,8 +40,8 @@ class GatewayReloadRaceIntegrationTests {
 
   @Test
   void reloadsRacingRequests_everyResponseBelongsToExactlyOnePolicy() throws Exception {
-    ServerConfig a = config("a", 100);
-    ServerConfig b = config("b", 10_000);
+    PolicyConfig a = config("a", 100);
+    PolicyConfig b = config("b", 10_000);
     try (EchoUpstream upstream = new EchoUpstream();
         Fixtures.Harness h = new Fixtures.Harness(a, upstream.uri())) {
       AtomicBoolean flipping = new AtomicBoolean(true);

@@ -6,9 +6,9 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.WebSocketSettings;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.WebSocketSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +58,7 @@ class GatewayWebSocketCloseIntegrationTests {
 
   private void start(Policy policy, WebSocketSettings w, GatewaySettings g) throws Exception {
     upstream = new FrameCountingUpstream();
-    ServerConfig c = Fixtures.withWebSocket(Fixtures.config(policy), w);
+    PolicyConfig c = Fixtures.withWebSocket(Fixtures.config(policy), w);
     h = new Fixtures.Harness(Fixtures.withGateway(c, g), upstream.uri());
   }
 

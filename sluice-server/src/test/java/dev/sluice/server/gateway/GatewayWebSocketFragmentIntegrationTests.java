@@ -2,8 +2,8 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.WebSocketSettings;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.WebSocketSettings;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +25,7 @@ class GatewayWebSocketFragmentIntegrationTests {
   @BeforeEach
   void start() throws Exception {
     upstream = new FrameCountingUpstream();
-    ServerConfig c = Fixtures.withWebSocket(Fixtures.config(Fixtures.seed000()),
+    PolicyConfig c = Fixtures.withWebSocket(Fixtures.config(Fixtures.seed000()),
         WebSocketSettings.defaults());
     h = new Fixtures.Harness(c, upstream.uri());
   }

@@ -8,8 +8,8 @@ import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Source;
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.WebSocketSettings;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.WebSocketSettings;
 import java.net.http.WebSocketHandshakeException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,7 +54,7 @@ class GatewayWebSocketIntegrationTests {
   }
 
   private void start(Policy policy, WebSocketSettings w) {
-    ServerConfig c = Fixtures.withWebSocket(Fixtures.config(policy), w);
+    PolicyConfig c = Fixtures.withWebSocket(Fixtures.config(policy), w);
     h = new Fixtures.Harness(c);
   }
 
@@ -100,7 +100,7 @@ class GatewayWebSocketIntegrationTests {
 
   @Test
   void upstreamDown_upgradeIs502() throws Exception {
-    ServerConfig c = Fixtures.config(policy(120).build());
+    PolicyConfig c = Fixtures.config(policy(120).build());
     h = new Fixtures.Harness(c, EchoUpstream.deadPort());
     assertThatThrownBy(() -> WsClient.connect(h.ws("/socket")))
         .cause().isInstanceOf(WebSocketHandshakeException.class)

@@ -6,9 +6,9 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
-import dev.sluice.server.config.GatewaySettings;
-import dev.sluice.server.config.ServerConfig;
-import dev.sluice.server.config.WebSocketSettings;
+import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.WebSocketSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -59,7 +59,7 @@ class GatewayWebSocketNodeIntegrationTests {
     g = new GatewaySettings(g.maxBodyBytes(), g.maxHeaderBytes(), g.maxInitialLineBytes(), idle,
         g.handshakeTimeout(), g.upstreamConnectTimeout(), g.upstreamResponseTimeout());
     upstream = new FrameCountingUpstream();
-    ServerConfig c = Fixtures.withGateway(Fixtures.withWebSocket(Fixtures.config(policy), w), g);
+    PolicyConfig c = Fixtures.withGateway(Fixtures.withWebSocket(Fixtures.config(policy), w), g);
     h = new Fixtures.Harness(c, upstream.uri());
   }
 

@@ -19,14 +19,15 @@ final class NodeWsClient {
 
   private NodeWsClient() {}
 
-  /** Installs the pinned {@code ws} when {@code node_modules} is missing. */
+  /** Installs the pinned {@code ws} and Prometheus parser when {@code node_modules} lacks them. */
   static synchronized void install() throws Exception {
     String version = run(List.of("node", "--version"), 30).trim();
     if (!version.matches("v(1[89]|[2-9]\\d)\\..*")) {
       throw new IllegalStateException("the Node ws client tests need Node 18 or newer, found "
           + version);
     }
-    if (Files.isDirectory(DIR.resolve("node_modules").resolve("ws"))) {
+    if (Files.isDirectory(DIR.resolve("node_modules").resolve("ws"))
+        && Files.isDirectory(DIR.resolve("node_modules").resolve("parse-prometheus-text-format"))) {
       return;
     }
     run(List.of("npm", "ci", "--no-audit", "--no-fund"), 300);

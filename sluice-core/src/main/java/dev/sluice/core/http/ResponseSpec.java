@@ -1,0 +1,199 @@
+package dev.sluice.core.http;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.InvalidValueException;
+
+/**
+ * How an adapter answers a decision over HTTP: the same for the Netty handler and the servlet
+ * filter, so the two cannot drift. Immutable; validated where set.
+ *
+ * <ul>
+ *   <li>A refusal by a limit: 429, {@code Retry-After} (whole seconds, rounded up, at least 1),
+ *       {@code Cache-Control: no-store}, the limit headers, CORS headers, and a JSON body or,
+ *       when {@code Accept} prefers {@code text/html}, a page.
+ *   <li>A refusal by a fail-closed rule whose store could not answer ({@code degraded()}): 503
+ *       by default, {@code {"error":"rate limiter unavailable","retryAfter":n}} or a page, and no
+ *       limit headers (nothing was counted), so an outage is not mistaken for a limit.
+ *   <li>An allowed response: the limit headers.
+ * </ul>
+ */
+public final class ResponseSpec {
+
+  public static final int DEFAULT_UNAVAILABLE_STATUS = 503;
+  /** Templates above this size are refused: a page is read into memory for every refusal. */
+  static final int MAX_TEMPLATE_CHARS = 1 << 20;
+
+  private static final ResponseSpec DEFAULTS = newBuilder().build();
+
+  private final boolean rateLimitHeaders;
+  private final boolean ietfHeaders;
+  private final String htmlTemplate;
+  private final int unavailableStatus;
+  private final String unavailableHtmlTemplate;
+  private final Cors cors;
+  private final boolean limitPreflights;
+
+  private ResponseSpec(Builder b) {
+    this.rateLimitHeaders = b.rateLimitHeaders;
+    this.ietfHeaders = b.ietfHeaders;
+    this.htmlTemplate = b.htmlTemplate;
+    this.unavailableStatus = b.unavailableStatus;
+    this.unavailableHtmlTemplate = b.unavailableHtmlTemplate;
+    this.cors = b.cors;
+    this.limitPreflights = b.limitPreflights;
+  }
+
+  /** Both header families, the built-in pages, 503 for outages, no CORS, preflights unchecked. */
+  public static ResponseSpec defaults() {
+    return DEFAULTS;
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.rateLimitHeaders = rateLimitHeaders;
+    b.ietfHeaders = ietfHeaders;
+    b.htmlTemplate = htmlTemplate;
+    b.unavailableStatus = unavailableStatus;
+    b.unavailableHtmlTemplate = unavailableHtmlTemplate;
+    b.cors = cors;
+    b.limitPreflights = limitPreflights;
+    return b;
+  }
+
+  /** Whether {@code X-RateLimit-Limit/Remaining/Reset} are sent. */
+  public boolean rateLimitHeaders() {
+    return rateLimitHeaders;
+  }
+
+  /** Whether the IETF draft {@code RateLimit-Policy} and {@code RateLimit} fields are sent. */
+  public boolean ietfHeaders() {
+    return ietfHeaders;
+  }
+
+  /** The 429 page's template, or null for {@link Bodies#DEFAULT_HTML}. */
+  public String htmlTemplate() {
+    return htmlTemplate;
+  }
+
+  /** The status of a fail-closed refusal while the store cannot answer: 429 or 5xx. */
+  public int unavailableStatus() {
+    return unavailableStatus;
+  }
+
+  public String unavailableHtmlTemplate() {
+    return unavailableHtmlTemplate;
+  }
+
+  public Cors cors() {
+    return cors;
+  }
+
+  /**
+   * False (the default): CORS preflights pass unchecked. A refused preflight fails the browser's
+   * real request as a CORS error whatever headers it carries, and spends a quota the real
+   * request then lacks.
+   */
+  public boolean limitPreflights() {
+    return limitPreflights;
+  }
+
+  /** The status a refusal {@code d} is answered with. */
+  public int status(Decision d) {
+    return d.degraded() ? unavailableStatus : 429;
+  }
+
+  /** The body of refusal {@code d}: a page when {@code html}, JSON otherwise. */
+  public String body(Decision d, boolean html) {
+    if (d.degraded()) {
+      return html ? Bodies.unavailableHtml(d, unavailableHtmlTemplate) : Bodies.unavailableJson(d);
+    }
+    return html ? Bodies.refusalHtml(d, htmlTemplate) : Bodies.refusalJson(d);
+  }
+
+  /**
+   * The headers of refusal {@code d} besides the content type and CORS: {@code Retry-After},
+   * {@code Cache-Control: no-store} and, for a limit's refusal, the limit headers.
+   */
+  public void refusalHeaders(Decision d, Headers out) {
+    out.set("Retry-After", Long.toString(d.retryAfterSeconds()));
+    out.set("Cache-Control", "no-store");
+    if (!d.degraded()) {
+      limitHeaders(d, out);
+    }
+  }
+
+  /** The limit headers of {@code d} that this spec sends. */
+  public void limitHeaders(Decision d, Headers out) {
+    LimitHeaders.write(d, rateLimitHeaders, ietfHeaders, out);
+  }
+
+  /** Builds a {@link ResponseSpec}. */
+  public static final class Builder {
+    private boolean rateLimitHeaders = true;
+    private boolean ietfHeaders = true;
+    private String htmlTemplate;
+    private int unavailableStatus = DEFAULT_UNAVAILABLE_STATUS;
+    private String unavailableHtmlTemplate;
+    private Cors cors = Cors.disabled();
+    private boolean limitPreflights;
+
+    private Builder() {}
+
+    public Builder rateLimitHeaders(boolean on) {
+      this.rateLimitHeaders = on;
+      return this;
+    }
+
+    public Builder ietfHeaders(boolean on) {
+      this.ietfHeaders = on;
+      return this;
+    }
+
+    /** The 429 page, with {@code {{retryAfter}}}, {@code {{retryAfterMs}}}, {@code {{rule}}}. */
+    public Builder htmlTemplate(String template) {
+      this.htmlTemplate = template(template, "htmlTemplate");
+      return this;
+    }
+
+    /** 429, or a 5xx like the default 503. */
+    public Builder unavailableStatus(int status) {
+      if (status != 429 && (status < 500 || status > 599)) {
+        throw new InvalidValueException("unavailableStatus", Integer.toString(status),
+            "429 or 500..599");
+      }
+      this.unavailableStatus = status;
+      return this;
+    }
+
+    public Builder unavailableHtmlTemplate(String template) {
+      this.unavailableHtmlTemplate = template(template, "unavailableHtmlTemplate");
+      return this;
+    }
+
+    public Builder cors(Cors cors) {
+      this.cors = cors == null ? Cors.disabled() : cors;
+      return this;
+    }
+
+    public Builder limitPreflights(boolean on) {
+      this.limitPreflights = on;
+      return this;
+    }
+
+    private static String template(String template, String field) {
+      if (template != null && template.length() > MAX_TEMPLATE_CHARS) {
+        throw new InvalidValueException(field, template.length() + " characters",
+            "<= " + MAX_TEMPLATE_CHARS);
+      }
+      return template;
+    }
+
+    public ResponseSpec build() {
+      return new ResponseSpec(this);
+    }
+  }
+}

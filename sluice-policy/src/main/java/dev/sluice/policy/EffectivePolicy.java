@@ -1,0 +1,248 @@
+package dev.sluice.policy;
+
+import dev.sluice.core.Rule;
+import dev.sluice.core.policy.Route;
+import dev.sluice.moderation.Surface;
+import dev.sluice.moderation.SurfaceRules;
+import dev.sluice.redis.RedisStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The effective policy of a loaded {@link PolicyConfig}: every section with its defaults filled
+ * in and the environment applied, as a tree of maps, lists, strings, numbers and booleans, in the
+ * order of the file format. Rendered from the model rather than built beside it, so what
+ * {@code sluice check} and {@code /v1/policy} show is what runs. {@link PolicyFormat} prints it as
+ * YAML that loads back to the same policy, or as JSON.
+ */
+public final class EffectivePolicy {
+
+  private EffectivePolicy() {}
+
+  public static Map<String, Object> render(PolicyConfig c) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("version", 1);
+    out.put("trust", trust(c.trust()));
+    Map<String, Object> dimensions = new LinkedHashMap<>();
+    c.policy().dimensions().forEach((name, source) -> dimensions.put(name, source.toString()));
+    out.put("dimensions", dimensions);
+    Map<String, Object> rules = new LinkedHashMap<>();
+    c.rules().forEach((name, rule) -> rules.put(name, rule(rule)));
+    out.put("rules", rules);
+    List<Object> routes = new ArrayList<>();
+    c.policy().routes().forEach(route -> routes.add(route(route)));
+    out.put("routes", routes);
+    out.put("global", c.policy().global().stream().map(Rule::name).toList());
+    out.put("response", response(c.response()));
+    out.put("cors", cors(c.cors()));
+    out.put("websocket", websocket(c.websocket()));
+    out.put("gateway", gateway(c.gateway()));
+    out.put("store", store(c.store()));
+    if (c.moderation().moderator() != null) {
+      out.put("moderation", moderation(c.moderation()));
+    }
+    return out;
+  }
+
+  private static Map<String, Object> trust(TrustSettings t) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("hops", t.hops());
+    m.put("proxies", t.proxies());
+    m.put("headers", t.headers());
+    m.put("ipv6Prefix", t.ipv6Prefix());
+    m.put("unknownBucket", t.unknownBucket());
+    return m;
+  }
+
+  private static Map<String, Object> rule(RuleSettings r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("key", r.key());
+    if (r.offSwitch() != null) {
+      m.put("offSwitch", r.offSwitch());
+    }
+    List<Object> limits = new ArrayList<>();
+    for (LimitSettings l : r.limits()) {
+      Map<String, Object> lm = new LinkedHashMap<>();
+      lm.put("type", l.type());
+      lm.put("name", l.name());
+      switch (l.type()) {
+        case "token-bucket" -> {
+          lm.put("burst", l.count());
+          lm.put("refill", l.refill());
+          lm.put("period", Durations.format(l.period()));
+        }
+        case "score" -> {
+          lm.put("maxScore", l.maxScore());
+          lm.put("perAction", l.perAction());
+          lm.put("decay", Durations.format(l.period()));
+        }
+        default -> {
+          lm.put("limit", l.count());
+          lm.put("window", Durations.format(l.period()));
+        }
+      }
+      limits.add(lm);
+    }
+    m.put("limits", limits);
+    if (!r.ban().isZero()) {
+      m.put("ban", Durations.format(r.ban()));
+    }
+    m.put("mode", lower(r.mode()));
+    m.put("onStoreError", lower(r.onStoreError()));
+    m.put("sharedBucket", r.sharedBucket());
+    return m;
+  }
+
+  private static Map<String, Object> route(Route r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", r.name());
+    m.put("methods", List.copyOf(r.methods()));
+    m.put("paths", r.paths());
+    if (r.websocket() != null) {
+      m.put("websocket", r.websocket());
+    }
+    m.put("rules", r.rules());
+    m.put("exempt", r.exempt());
+    m.put("cost", r.cost());
+    return m;
+  }
+
+  private static Map<String, Object> response(ResponseSettings r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("rateLimitHeaders", r.rateLimitHeaders());
+    m.put("ietfHeaders", r.ietfHeaders());
+    if (r.htmlTemplatePath() != null) {
+      m.put("htmlTemplate", r.htmlTemplatePath());
+    }
+    m.put("unavailableStatus", r.unavailableStatus());
+    if (r.unavailableHtmlTemplatePath() != null) {
+      m.put("unavailableHtmlTemplate", r.unavailableHtmlTemplatePath());
+    }
+    return m;
+  }
+
+  private static Map<String, Object> cors(CorsSettings c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("allowOrigins", c.allowOrigins());
+    m.put("allowMethods", c.allowMethods());
+    m.put("allowHeaders", c.allowHeaders());
+    m.put("exposeHeaders", c.exposeHeaders());
+    m.put("allowCredentials", c.allowCredentials());
+    m.put("maxAge", Durations.format(c.maxAge()));
+    m.put("limitPreflights", c.limitPreflights());
+    return m;
+  }
+
+  private static Map<String, Object> websocket(WebSocketSettings w) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("refuseBeforeUpgrade", w.refuseBeforeUpgrade());
+    m.put("maxConnectionsPerIp", w.maxConnectionsPerIp());
+    m.put("maxConnectionsUnknown", w.maxConnectionsUnknown());
+    m.put("maxConnectionsPerSession", w.maxConnectionsPerSession());
+    if (w.sessionDimension() != null) {
+      m.put("sessionDimension", w.sessionDimension());
+    }
+    m.put("maxFrameBytes", Durations.formatSize(w.maxFrameBytes()));
+    m.put("maxFragments", w.maxFragments());
+    m.put("floodBurst", w.floodBurst());
+    m.put("floodPerSecond", w.floodPerSecond());
+    if (w.actionField() != null) {
+      m.put("actionField", w.actionField());
+    }
+    m.put("actionRules", w.actionRules());
+    m.put("strikes", w.strikes());
+    m.put("strikeWindow", Durations.format(w.strikeWindow()));
+    m.put("closeTimeout", Durations.format(w.closeTimeout()));
+    return m;
+  }
+
+  private static Map<String, Object> gateway(GatewaySettings g) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("maxBodyBytes", Durations.formatSize(g.maxBodyBytes()));
+    m.put("maxHeaderBytes", Durations.formatSize(g.maxHeaderBytes()));
+    m.put("maxInitialLineBytes", Durations.formatSize(g.maxInitialLineBytes()));
+    m.put("idleTimeout", Durations.format(g.idleTimeout()));
+    m.put("handshakeTimeout", Durations.format(g.handshakeTimeout()));
+    m.put("upstreamConnectTimeout", Durations.format(g.upstreamConnectTimeout()));
+    m.put("upstreamResponseTimeout", Durations.format(g.upstreamResponseTimeout()));
+    return m;
+  }
+
+  private static Map<String, Object> store(StoreSettings s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("uri", Values.redact(s.uri()));
+    m.put("maxKeys", s.maxKeys());
+    m.put("keyPrefix", s.keyPrefix());
+    m.put("deadline", Durations.format(s.deadline()));
+    m.put("localFallback", s.localFallback());
+    m.put("startupWait", Durations.format(s.startupWait()));
+    RedisStore.Circuit c = s.circuit();
+    Map<String, Object> circuit = new LinkedHashMap<>();
+    circuit.put("failureRate", c.failureRate());
+    circuit.put("slowCallRate", c.slowCallRate());
+    circuit.put("slowCall", c.slowCall() == null ? "deadline" : Durations.format(c.slowCall()));
+    circuit.put("window", Durations.format(c.window()));
+    circuit.put("minimumCalls", c.minimumCalls());
+    circuit.put("open", Durations.format(c.open()));
+    circuit.put("halfOpenCalls", c.halfOpenCalls());
+    m.put("circuit", circuit);
+    return m;
+  }
+
+  private static Map<String, Object> moderation(ModerationSettings s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (s.lists() != null) {
+      m.put("lists", s.lists());
+    }
+    m.put("shortTermLength", s.shortTermLength());
+    if (!s.surfaces().isEmpty()) {
+      Map<String, Object> surfaces = new LinkedHashMap<>();
+      s.surfaces().forEach((name, r) -> surfaces.put(name, surface(r)));
+      m.put("surfaces", surfaces);
+    }
+    List<Object> http = new ArrayList<>();
+    for (Route route : s.routes().routes()) {
+      Map<String, Object> h = new LinkedHashMap<>();
+      h.put("paths", route.paths());
+      h.put("methods", List.copyOf(route.methods()));
+      h.put("fields", labels(s.http().get(route.name())));
+      http.add(h);
+    }
+    m.put("http", http);
+    List<Object> websocket = new ArrayList<>();
+    s.websocket().forEach((action, fields) -> {
+      Map<String, Object> w = new LinkedHashMap<>();
+      if (!action.equals(ModerationSettings.ANY_ACTION)) {
+        w.put("action", action);
+      }
+      w.put("fields", labels(fields));
+      websocket.add(w);
+    });
+    m.put("websocket", websocket);
+    return m;
+  }
+
+  private static Map<String, Object> surface(SurfaceRules r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("minLength", r.minLength());
+    m.put("maxLength", r.maxLength());
+    m.put("separators", r.separators());
+    m.put("allowEmpty", r.allowEmpty());
+    m.put("identifier", r.identifier());
+    m.put("scripts", lower(r.scripts()));
+    return m;
+  }
+
+  private static Map<String, Object> labels(Map<String, Surface> fields) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    fields.forEach((k, v) -> out.put(k, v.label()));
+    return out;
+  }
+
+  private static String lower(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT);
+  }
+}

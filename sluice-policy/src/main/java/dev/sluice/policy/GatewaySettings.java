@@ -1,0 +1,29 @@
+package dev.sluice.policy;
+
+import java.time.Duration;
+
+/**
+ * The gateway's self-protection and upstream timeouts.
+ *
+ * @param maxBodyBytes request body cap (default 1 MiB, seed 000); over it, 413 and close
+ * @param maxHeaderBytes total header size cap (default 16 KiB); over it, 431
+ * @param maxInitialLineBytes request line cap (default 8 KiB); over it, 414
+ * @param idleTimeout close connections idle this long (default 60 s)
+ * @param handshakeTimeout time a client gets to send a complete request head (default 10 s)
+ * @param upstreamConnectTimeout (default 5 s); past it, 502
+ * @param upstreamResponseTimeout time to the upstream's response head (default 30 s); past it, 504
+ */
+public record GatewaySettings(
+    long maxBodyBytes,
+    int maxHeaderBytes,
+    int maxInitialLineBytes,
+    Duration idleTimeout,
+    Duration handshakeTimeout,
+    Duration upstreamConnectTimeout,
+    Duration upstreamResponseTimeout) {
+
+  public static GatewaySettings defaults() {
+    return new GatewaySettings(1 << 20, 16 << 10, 8 << 10, Duration.ofSeconds(60),
+        Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(30));
+  }
+}

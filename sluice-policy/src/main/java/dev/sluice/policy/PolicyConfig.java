@@ -1,0 +1,80 @@
+package dev.sluice.policy;
+
+import dev.sluice.core.http.ResponseSpec;
+import dev.sluice.core.policy.Policy;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A loaded policy file: the request policy and every section's settings, read alike by the
+ * gateway, the servlet filter and the Spring Boot starter. Immutable; a reload builds a new one
+ * and swaps it in whole.
+ *
+ * @param policy routes, rules, key dimensions and trusted proxies
+ * @param response 429 bodies and rate-limit headers
+ * @param cors CORS headers put on responses the gateway generates (429, 413, 502, 504)
+ * @param websocket WebSocket guards
+ * @param gateway self-protection limits and timeouts
+ * @param store where counters live
+ * @param source the policy file, or null for the embedded default
+ * @param trust the trusted-proxy settings as written (the resolver is {@code policy.clientAddress()})
+ * @param moderation the JSON fields and WebSocket messages the gateway checks
+ * @param rules the {@code rules:} entries as written, in file order (empty for a config built in
+ *     code), from which the effective policy shows each limit as the operator wrote it
+ */
+public record PolicyConfig(
+    Policy policy,
+    ResponseSettings response,
+    CorsSettings cors,
+    WebSocketSettings websocket,
+    GatewaySettings gateway,
+    StoreSettings store,
+    Path source,
+    TrustSettings trust,
+    ModerationSettings moderation,
+    Map<String, RuleSettings> rules) {
+
+  public PolicyConfig {
+    moderation = moderation == null ? ModerationSettings.none() : moderation;
+    rules = rules == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(rules));
+  }
+
+  /** A config built in code: no rule entries as written (core's rules are in the policy). */
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
+      TrustSettings trust, ModerationSettings moderation) {
+    this(policy, response, cors, websocket, gateway, store, source, trust, moderation, null);
+  }
+
+  /** A config without moderation. */
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
+      TrustSettings trust) {
+    this(policy, response, cors, websocket, gateway, store, source, trust, null);
+  }
+
+  /** A config with default trust settings. */
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source) {
+    this(policy, response, cors, websocket, gateway, store, source, TrustSettings.defaults());
+  }
+
+  /** The {@code response:} and {@code cors:} sections as core's spec, which adapters answer by. */
+  public ResponseSpec responses() {
+    ResponseSettings r = response == null ? ResponseSettings.defaults() : response;
+    CorsSettings c = cors == null ? CorsSettings.disabled() : cors;
+    return ResponseSpec.newBuilder().rateLimitHeaders(r.rateLimitHeaders())
+        .ietfHeaders(r.ietfHeaders()).htmlTemplate(r.htmlTemplate())
+        .unavailableStatus(r.unavailableStatus())
+        .unavailableHtmlTemplate(r.unavailableHtmlTemplate()).cors(c.toCors())
+        .limitPreflights(c.limitPreflights()).build();
+  }
+
+  /** This config with other store settings. */
+  public PolicyConfig withStore(StoreSettings store) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation, rules);
+  }
+}

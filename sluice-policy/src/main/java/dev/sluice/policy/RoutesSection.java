@@ -1,0 +1,157 @@
+package dev.sluice.policy;
+
+import static dev.sluice.policy.Values.BOOLEAN;
+import static dev.sluice.policy.Values.CORE_NAME;
+import static dev.sluice.policy.Values.METHOD;
+import static dev.sluice.policy.Values.describe;
+import static dev.sluice.policy.Values.quote;
+import static dev.sluice.policy.Values.wholeNumber;
+
+import dev.sluice.core.Limit;
+import dev.sluice.core.Mode;
+import dev.sluice.core.Rule;
+import dev.sluice.core.policy.Policy;
+import dev.sluice.core.policy.Route;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * The {@code routes:} and {@code global:} sections: which requests get which rules, first match
+ * wins. A route's cost is checked against the capacity of every rule it applies once both are
+ * known: a cost that can never be paid would make core throw on every such request.
+ */
+final class RoutesSection {
+
+  static final List<String> KEYS =
+      List.of("name", "methods", "paths", "websocket", "rules", "exempt", "cost");
+
+  private record RouteCost(String path, Node node, long cost, List<String> rules) {}
+
+  private final Walk walk;
+  private final Set<String> ruleNames;
+  private final List<RouteCost> costs = new ArrayList<>();
+
+  private RoutesSection(Walk walk, Set<String> ruleNames) {
+    this.walk = walk;
+    this.ruleNames = ruleNames;
+  }
+
+  /** Adds the routes and global rules to {@code policy}, checking route costs. */
+  static void read(Walk walk, Mapping doc, Set<String> ruleNames, List<Rule> rules,
+      Policy.Builder policy) {
+    RoutesSection s = new RoutesSection(walk, ruleNames);
+    s.routes(doc, policy);
+    List<String> global = s.global(doc, policy);
+    s.checkCosts(rules, global);
+  }
+
+  private void routes(Mapping doc, Policy.Builder policy) {
+    Node n = doc.node("routes");
+    if (n == null) {
+      return;
+    }
+    if (!(n instanceof SequenceNode seq)) {
+      walk.error(n, "routes", describe(n), "a list of routes, tried in order");
+      return;
+    }
+    Set<String> names = new LinkedHashSet<>();
+    int i = 0;
+    for (Node rn : seq.getValue()) {
+      String path = "routes[" + i++ + "]";
+      Mapping r = Mapping.of(walk, rn, path, KEYS,
+          "a mapping with name, methods, paths, websocket, rules, exempt, cost");
+      if (r == null) {
+        continue;
+      }
+      int before = walk.errors.size();
+      String name = r.get("name", "1..128 printable ASCII characters", CORE_NAME, "route-" + i);
+      if (!names.add(name)) {
+        walk.error(r.node("name"), r.path("name"), quote(name), "a name no other route has");
+      }
+      Route.Builder b = Route.builder(name);
+      List<String> methods = r.list("methods", "HTTP methods like GET", METHOD, List.of());
+      List<String> paths = r.list("paths", "path patterns like /api/** or /healthz",
+          text -> {
+            Route.builder("x").path(text);
+            return text;
+          }, List.of());
+      Boolean websocket = r.get("websocket", "true (only upgrades) or false (never upgrades); "
+          + "leave it out for either", BOOLEAN, null);
+      boolean exempt = r.get("exempt", "true or false", BOOLEAN, false);
+      long cost = r.get("cost", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE), 1L);
+      List<String> rules = r.list("rules", "rule names", CORE_NAME, List.of());
+      Node rulesNode = r.node("rules");
+      for (int k = 0; k < rules.size(); k++) {
+        String rule = rules.get(k);
+        if (!ruleNames.contains(rule)) {
+          boolean listed = rulesNode instanceof SequenceNode rs
+              && rs.getValue().size() == rules.size();
+          walk.error(listed ? ((SequenceNode) rulesNode).getValue().get(k) : rulesNode,
+              r.path("rules") + (listed ? "[" + k + "]" : ""), quote(rule),
+              "a rule defined under rules:, one of " + ruleNames);
+        }
+      }
+      if (exempt && !rules.isEmpty()) {
+        walk.error(rulesNode, r.path("rules"), rules.toString(),
+            "no rules on an exempt route (exempt requests are never limited)");
+      }
+      methods.forEach(b::method);
+      paths.forEach(b::path);
+      rules.forEach(b::rule);
+      b.websocket(websocket).exempt(exempt).cost(cost);
+      if (cost > 1) {
+        costs.add(new RouteCost(r.path("cost"), r.node("cost"), cost, rules));
+      }
+      if (walk.errors.size() == before) {
+        policy.route(b.build());
+      }
+    }
+  }
+
+  private List<String> global(Mapping doc, Policy.Builder policy) {
+    List<String> global = doc.list("global", "rule names", CORE_NAME, List.of());
+    for (String name : global) {
+      if (!ruleNames.contains(name)) {
+        walk.error(doc.node("global"), "global", quote(name),
+            "a rule defined under rules:, one of " + ruleNames);
+      } else {
+        policy.global(name);
+      }
+    }
+    return global;
+  }
+
+  /**
+   * A route's cost above the capacity of a rule it applies (its own or a global one) can never
+   * be paid: core throws on every such request. Rejected here, at the route's line, instead.
+   * Rules that are off are never evaluated, so they do not count.
+   */
+  private void checkCosts(List<Rule> rules, List<String> global) {
+    Map<String, Rule> byName = new LinkedHashMap<>();
+    rules.forEach(rule -> byName.put(rule.name(), rule));
+    for (RouteCost route : costs) {
+      List<String> applied = new ArrayList<>(route.rules());
+      applied.addAll(global);
+      for (String name : applied) {
+        Rule rule = byName.get(name);
+        if (rule == null || rule.mode() == Mode.OFF) {
+          continue;
+        }
+        for (Limit limit : rule.limits()) {
+          if (route.cost() > limit.capacity()) {
+            walk.error(route.node(), route.path(), Long.toString(route.cost()), "<= "
+                + limit.capacity() + ", the capacity of limit '" + limit.name() + "' in "
+                + (route.rules().contains(name) ? "rule '" : "global rule '") + name + "'");
+            break;
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,24 @@
+package dev.sluice.policy;
+
+import dev.sluice.core.Mode;
+import dev.sluice.core.OnStoreError;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One entry of the {@code rules:} section as the file says it (core's {@code Rule} is built from
+ * it and lives in {@code PolicyConfig.policy()}).
+ *
+ * @param key dimension names joined by {@code :}
+ * @param limits the limits, all of which must pass
+ * @param ban how long the first refusal bans the key; zero for none
+ * @param mode {@code OFF} as well when the off switch turned it off
+ * @param offSwitch the environment variable whose {@code 0} turns the rule off, or null
+ */
+public record RuleSettings(String key, List<LimitSettings> limits, Duration ban, Mode mode,
+    OnStoreError onStoreError, String sharedBucket, String offSwitch) {
+
+  public RuleSettings {
+    limits = List.copyOf(limits);
+  }
+}

@@ -1,0 +1,255 @@
+package dev.sluice.policy;
+
+import static dev.sluice.policy.Values.CORE_NAME;
+import static dev.sluice.policy.Values.DURATION;
+import static dev.sluice.policy.Values.POSITIVE_DURATION;
+import static dev.sluice.policy.Values.POSITIVE_NUMBER;
+import static dev.sluice.policy.Values.describe;
+import static dev.sluice.policy.Values.oneOf;
+import static dev.sluice.policy.Values.quote;
+import static dev.sluice.policy.Values.wholeNumber;
+
+import dev.sluice.core.Mode;
+import dev.sluice.core.OnStoreError;
+import dev.sluice.core.Rule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * The {@code rules:} section: named rules and their limits. Each value is parsed here and handed
+ * to core's builders, whose {@code InvalidValueException} becomes an error at the value's line.
+ * A rule's {@code offSwitch} names a variable whose value {@code 0} switches the rule off (seed
+ * 004's {@code RATE_LIMIT_MAX=0}).
+ */
+final class RulesSection {
+
+  static final List<String> KEYS =
+      List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch");
+  static final Map<String, List<String>> LIMIT_KEYS = Map.of(
+      "token-bucket", List.of("type", "name", "burst", "refill", "period"),
+      "fixed-window", List.of("type", "name", "limit", "window"),
+      "sliding-window", List.of("type", "name", "limit", "window"),
+      "sliding-log", List.of("type", "name", "limit", "window"),
+      "score", List.of("type", "name", "maxScore", "perAction", "decay"));
+  private static final List<String> TYPES = new ArrayList<>(new TreeSet<>(LIMIT_KEYS.keySet()));
+
+  /** The rules that built, and every name the section declares (for references). */
+  record Result(Map<String, RuleSettings> settings, List<Rule> rules, Set<String> names) {}
+
+  private final Walk walk;
+  private final Set<String> dimensions;
+
+  private RulesSection(Walk walk, Set<String> dimensions) {
+    this.walk = walk;
+    this.dimensions = dimensions;
+  }
+
+  static Result read(Walk walk, Mapping doc, Set<String> dimensions) {
+    return new RulesSection(walk, dimensions).read(doc);
+  }
+
+  private Result read(Mapping doc) {
+    Map<String, RuleSettings> settings = new LinkedHashMap<>();
+    List<Rule> rules = new ArrayList<>();
+    Set<String> names = new java.util.LinkedHashSet<>();
+    Mapping all = doc.section("rules", null, "a mapping of rule names to rules");
+    if (all == null) {
+      return new Result(settings, rules, names);
+    }
+    for (Map.Entry<String, NodeTuple> e : all.fields.entrySet()) {
+      String name = e.getKey();
+      names.add(name);
+      Rule.Builder b;
+      try {
+        b = Rule.builder(name);
+      } catch (IllegalArgumentException ex) {
+        walk.error(e.getValue().getKeyNode(), all.path(name), quote(name),
+            Walk.expectation(ex, "a rule name"));
+        continue;
+      }
+      Mapping r = Mapping.of(walk, e.getValue().getValueNode(), all.path(name), KEYS,
+          "a mapping with key, limits, ban, mode, onStoreError");
+      if (r == null) {
+        continue;
+      }
+      int before = walk.errors.size();
+      RuleSettings rule = rule(name, r, b);
+      if (rule != null && walk.errors.size() == before) {
+        try {
+          rules.add(b.build());
+          settings.put(name, rule);
+        } catch (IllegalArgumentException ex) {
+          walk.coreError(r.node, all.path(name), ex, r);
+        }
+      }
+    }
+    return new Result(settings, rules, names);
+  }
+
+  /** The rule as written, its values also given to {@code b}; null when its key is undeclared. */
+  private RuleSettings rule(String name, Mapping r, Rule.Builder b) {
+    String key = r.get("key", "dimension names joined by ':', like ip or event:user:ip",
+        text -> {
+          Rule.builder("x").key(text);
+          return text;
+        }, Rule.DEFAULT_KEY);
+    b.key(key);
+    boolean keyOk = true;
+    for (String dim : key.split(":")) {
+      if (!dimensions.contains(dim)) {
+        walk.error(r.has("key") ? r.node("key") : r.node, r.path("key"), quote(key),
+            "dimensions declared under dimensions:, one of " + dimensions
+                + " (missing '" + dim + "')");
+        keyOk = false;
+        break;
+      }
+    }
+    String offSwitch = r.get("offSwitch", "an environment variable name",
+        text -> {
+          if (!text.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+            throw new IllegalArgumentException("an environment variable name like RATE_LIMIT_MAX");
+          }
+          return text;
+        }, null);
+    boolean switchedOff = false;
+    if (offSwitch != null) {
+      walk.referenced.add(offSwitch);
+      String v = walk.env.apply(offSwitch);
+      if (v != null && v.trim().matches("0+(\\.0*)?")) {
+        switchedOff = true;
+        walk.quiet.add(offSwitch);
+      }
+    }
+    List<LimitSettings> limits = limits(name, r, b);
+    Duration ban = r.get("ban", Durations.EXPECTED, DURATION, Duration.ZERO);
+    try {
+      b.ban(ban);
+    } catch (IllegalArgumentException ex) {
+      walk.coreError(r.node("ban"), r.path("ban"), ex, r);
+    }
+    String mode = r.get("mode", "enforce, shadow or off",
+        oneOf(List.of("enforce", "shadow", "off")), lower(Rule.DEFAULT_MODE));
+    if (switchedOff) {
+      mode = "off";
+      walk.warnings.add(offSwitch + "=0 switches rule '" + name + "' off");
+    }
+    Mode m = Mode.valueOf(mode.toUpperCase(Locale.ROOT));
+    b.mode(m);
+    String onError = r.get("onStoreError", "allow or deny", oneOf(List.of("allow", "deny")),
+        lower(Rule.DEFAULT_ON_STORE_ERROR));
+    OnStoreError o = OnStoreError.valueOf(onError.toUpperCase(Locale.ROOT));
+    b.onStoreError(o);
+    String shared = r.get("sharedBucket", "1..128 printable ASCII characters", CORE_NAME,
+        Rule.DEFAULT_SHARED_BUCKET);
+    b.sharedBucket(shared);
+    return keyOk ? new RuleSettings(key, limits, ban, m, o, shared, offSwitch) : null;
+  }
+
+  private static String lower(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT);
+  }
+
+  private List<LimitSettings> limits(String rule, Mapping r, Rule.Builder b) {
+    List<LimitSettings> out = new ArrayList<>();
+    Node limitsNode = r.node("limits");
+    if (limitsNode == null) {
+      walk.error(r.node, r.path("limits"), "missing", "a list of limits, each with a type: "
+          + String.join(", ", TYPES));
+      return out;
+    }
+    if (!(limitsNode instanceof SequenceNode seq)) {
+      walk.error(limitsNode, r.path("limits"), describe(limitsNode), "a list of limits");
+      return out;
+    }
+    if (seq.getValue().isEmpty()) {
+      walk.error(limitsNode, r.path("limits"), "[]", "at least one limit");
+    }
+    int i = 0;
+    int count = seq.getValue().size();
+    for (Node ln : seq.getValue()) {
+      LimitSettings limit = limit(ln, r.path("limits") + "[" + i++ + "]", rule, count);
+      if (limit != null) {
+        try {
+          b.limit(limit.toLimit());
+          out.add(limit);
+        } catch (IllegalArgumentException ex) {
+          walk.coreError(ln, r.path("limits"), ex, null);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** One limit, checked by core; null after reporting what is wrong with it. */
+  private LimitSettings limit(Node node, String path, String rule, int count) {
+    if (!(node instanceof MappingNode)) {
+      walk.error(node, path, describe(node), "a mapping with a type: " + String.join(", ", TYPES));
+      return null;
+    }
+    Node typeNode = null;
+    for (NodeTuple t : ((MappingNode) node).getValue()) {
+      if (t.getKeyNode() instanceof ScalarNode k && k.getValue().equals("type")) {
+        typeNode = t.getValueNode();
+      }
+    }
+    if (typeNode == null) {
+      walk.error(node, path + ".type", "missing", "one of " + String.join(", ", TYPES));
+      return null;
+    }
+    String type = walk.scalar(typeNode, path + ".type", "one of " + String.join(", ", TYPES),
+        oneOf(TYPES));
+    if (type == null) {
+      return null;
+    }
+    Mapping l = Mapping.of(walk, node, path, LIMIT_KEYS.get(type), "a mapping");
+    String name = l.get("name", "1..128 printable ASCII characters", CORE_NAME,
+        count == 1 ? rule : type);
+    int before = walk.errors.size();
+    LimitSettings limit;
+    switch (type) {
+      case "token-bucket" -> {
+        Long burst = l.required("burst", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE));
+        Long refill = l.required("refill", "a whole number > 0",
+            wholeNumber(1, Integer.MAX_VALUE));
+        Duration period = l.required("period", Durations.EXPECTED, POSITIVE_DURATION);
+        limit = walk.errors.size() > before ? null
+            : new LimitSettings(type, name, burst, refill, period, Double.NaN, Double.NaN);
+      }
+      case "score" -> {
+        Double max = l.required("maxScore", "a number > 0", POSITIVE_NUMBER);
+        Double per = l.required("perAction", "a number > 0", POSITIVE_NUMBER);
+        Duration decay = l.required("decay", Durations.EXPECTED, POSITIVE_DURATION);
+        limit = walk.errors.size() > before ? null
+            : new LimitSettings(type, name, 0, 0, decay, max, per);
+      }
+      default -> {
+        long max = type.equals("sliding-log") ? 100_000 : Integer.MAX_VALUE;
+        Long n = l.required("limit", "a whole number > 0", wholeNumber(1, max));
+        Duration window = l.required("window", Durations.EXPECTED, POSITIVE_DURATION);
+        limit = walk.errors.size() > before ? null
+            : new LimitSettings(type, name, n, 0, window, Double.NaN, Double.NaN);
+      }
+    }
+    if (limit == null) {
+      return null;
+    }
+    try {
+      limit.toLimit();
+      return limit;
+    } catch (IllegalArgumentException e) {
+      walk.coreError(node, path, e, l);
+      return null;
+    }
+  }
+}

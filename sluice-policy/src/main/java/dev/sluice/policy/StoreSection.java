@@ -1,0 +1,115 @@
+package dev.sluice.policy;
+
+import dev.sluice.core.InvalidValueException;
+import dev.sluice.redis.RedisStore;
+import dev.sluice.policy.Values.Parser;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+
+/**
+ * The {@code store:} section: where counters live, the circuit in front of Redis and how long
+ * {@code sluice serve} waits for it at start. The circuit's defaults and ranges are the Redis
+ * store's own ({@link RedisStore.Circuit}): each value is parsed here and handed to its setter,
+ * whose {@link InvalidValueException} becomes an error at the value's file and line.
+ */
+final class StoreSection {
+
+  static final List<String> KEYS = List.of("uri", "maxKeys", "keyPrefix", "deadline",
+      "localFallback", "startupWait", "circuit");
+  static final List<String> CIRCUIT_KEYS = List.of("failureRate", "slowCallRate", "slowCall",
+      "window", "minimumCalls", "open", "halfOpenCalls");
+
+  private static final Parser<Integer> PERCENT = whole("a percentage like 50", "%");
+  private static final Parser<Integer> COUNT = whole("a whole number like 100", "");
+  private static final Parser<Optional<Duration>> DEADLINE_OR_DURATION = text ->
+      text.strip().equals("deadline") ? Optional.empty() : Optional.of(Durations.parse(text));
+
+  private StoreSection() {}
+
+  /** A whole number, with an optional unit after it; the range is the setter's to check. */
+  private static Parser<Integer> whole(String expected, String unit) {
+    return text -> {
+      String t = text.strip();
+      if (!unit.isEmpty() && t.endsWith(unit)) {
+        t = t.substring(0, t.length() - unit.length()).strip();
+      }
+      try {
+        return Integer.parseInt(t.replace("_", ""));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(expected);
+      }
+    };
+  }
+
+  /** The section's settings (defaults for what it leaves out). */
+  static StoreSettings read(Walk walk, Mapping doc) {
+    StoreSettings d = StoreSettings.defaults();
+    Mapping o = doc.section("store", KEYS, "a mapping");
+    if (o == null) {
+      return d;
+    }
+    String uri = o.get("uri", "memory, redis://, rediss:// or redis-cluster:// URI",
+        Values::storeUri, d.uri());
+    int maxKeys = o.get("maxKeys", "a whole number in 1..2147483647",
+        Values.integer(1, Integer.MAX_VALUE), d.maxKeys());
+    String prefix = o.get("keyPrefix", "a short string like sluice:", text -> {
+      if (text.length() > 64 || text.matches(".*[\\s{}].*")) {
+        throw new IllegalArgumentException("up to 64 characters without spaces or braces");
+      }
+      return text;
+    }, d.keyPrefix());
+    Duration deadline = o.get("deadline", "a duration in 1ms..1m, like 50ms",
+        Values.within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.deadline());
+    boolean fallback = o.get("localFallback", "true or false", Values.BOOLEAN,
+        d.localFallback());
+    Duration startupWait = o.get("startupWait", "a duration in 0s..5m, like 10s",
+        Values.within(Duration.ZERO, Duration.ofMinutes(5)), d.startupWait());
+    RedisStore.Circuit circuit = circuit(walk, o, d.circuit());
+
+    return new StoreSettings(uri, maxKeys, prefix, deadline, fallback, circuit, startupWait);
+  }
+
+  private static RedisStore.Circuit circuit(Walk walk, Mapping store, RedisStore.Circuit d) {
+    Node n = store.node("circuit");
+    if (n == null) {
+      return d;
+    }
+    Mapping c = Mapping.of(walk, n, store.path("circuit"), CIRCUIT_KEYS,
+        "a mapping with " + String.join(", ", CIRCUIT_KEYS));
+    if (c == null) {
+      return d;
+    }
+    RedisStore.Circuit.Builder b = d.toBuilder();
+    set(walk, c, "failureRate", "a percentage like 50", PERCENT, b::failureRate);
+    set(walk, c, "slowCallRate", "a percentage like 100", PERCENT, b::slowCallRate);
+    set(walk, c, "slowCall", "deadline, or a duration like 30ms", DEADLINE_OR_DURATION,
+        v -> b.slowCall(v.orElse(null)));
+    set(walk, c, "window", "a duration like 2s", Values.DURATION, b::window);
+    set(walk, c, "minimumCalls", "a whole number like 100", COUNT, b::minimumCalls);
+    set(walk, c, "open", "a duration like 500ms", Values.DURATION, b::open);
+    set(walk, c, "halfOpenCalls", "a whole number like 3", COUNT, b::halfOpenCalls);
+    return b.build();
+  }
+
+  /** Parses {@code key} and hands it to the circuit's setter, which holds the rule. */
+  private static <T> void set(Walk walk, Mapping c, String key, String expected, Parser<T> parser,
+      Consumer<T> setter) {
+    Node n = c.node(key);
+    if (n == null) {
+      return;
+    }
+    T v = walk.scalar(n, c.path(key), expected, parser);
+    if (v == null) {
+      return;
+    }
+    try {
+      setter.accept(v);
+    } catch (InvalidValueException e) {
+      walk.error(n, c.path(key), Values.quote(((ScalarNode) n).getValue()), e.expected());
+    }
+  }
+}

@@ -185,14 +185,21 @@ public sealed class Decision permits MutableDecision {
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder(allowed ? "Allowed{" : "Refused{");
-    sb.append("rule=").append(rule).append(", limit=").append(limitName).append('/').append(limit)
-        .append(", remaining=").append(remaining).append(", reset=").append(resetNanos)
-        .append("ns");
+    sb.append("rule=").append(rule);
+    // A refusal by a running ban was decided by no limit.
+    boolean byBan = banned && !banApplied;
+    if (byBan) {
+      sb.append(", banned");
+    } else {
+      sb.append(", limit=").append(limitName).append('/').append(limit)
+          .append(", remaining=").append(remaining).append(", reset=").append(resetNanos)
+          .append("ns");
+    }
     if (!allowed) {
       sb.append(", retryAfter=").append(retryAfterNanos).append("ns");
     }
-    if (banned) {
-      sb.append(banApplied ? ", ban applied" : ", banned");
+    if (banApplied) {
+      sb.append(", ban applied");
     }
     if (!Double.isNaN(currentScore)) {
       sb.append(", score=").append(currentScore).append('/').append(maxScore);

@@ -5,6 +5,7 @@ import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
+import dev.sluice.server.rls.CheckApi;
 import dev.sluice.server.rls.RlsServer;
 import dev.sluice.policy.Durations;
 import dev.sluice.policy.ConfigException;
@@ -133,7 +134,7 @@ public final class SluiceServer implements AutoCloseable {
       if (options.listen() != null) {
         gateway = listen("--listen", options.listen(),
             () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-                options.ioThreads()));
+                options.ioThreads(), CheckApi.create(config, limiter, metrics.registry())));
         log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
             + gateway.port(), "upstream", options.upstream() == null
                 ? "built-in demo (200 and a small JSON body)" : options.upstream());

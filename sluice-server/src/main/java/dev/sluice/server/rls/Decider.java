@@ -228,6 +228,10 @@ final class Decider {
     return r;
   }
 
+  /** The units a request's {@code limit} may name, as envoyproxy/ratelimit reads them. */
+  static final List<String> UNITS =
+      List.of("second", "minute", "hour", "day", "week", "month", "year");
+
   static Duration unitDuration(String unit) {
     return switch (unit.toLowerCase(Locale.ROOT)) {
       case "second" -> Duration.ofSeconds(1);

@@ -68,7 +68,7 @@ public final class CheckApi implements DecisionApi {
       request.validate(snapshot.rls());
       long start = System.nanoTime();
       return decider.decide(snapshot, request).thenApply(statuses -> {
-        metrics.record(request.domain(), statuses, System.nanoTime() - start);
+        metrics.record(request, statuses, System.nanoTime() - start);
         return new Answer(200, descriptorsJson(statuses));
       }).exceptionally(e -> new Answer(500, error("internal error", String.valueOf(e))));
     } catch (CheckRequest.Invalid e) {

@@ -50,11 +50,18 @@ final class MicrometerRlsMetrics implements RlsMetrics {
   }
 
   @Override
-  public void record(String domain, List<Status> statuses, long nanos) {
+  public void record(CheckRequest request, List<Status> statuses, long nanos) {
     timer.record(nanos, TimeUnit.NANOSECONDS);
+    String domain = request.domain();
     String d = config.get().domains().has(domain) ? domain : "_unknown";
-    for (Status s : statuses) {
-      counter(d, descriptor(s), outcome(s)).increment();
+    for (int i = 0; i < statuses.size(); i++) {
+      Status s = statuses.get(i);
+      String descriptor = descriptor(s);
+      if (s.node() != null && s.node().detailedMetric()) {
+        descriptor = descriptor + "|" + request.descriptors().get(i).joined()
+            .replace('\u001f', '|');
+      }
+      counter(d, descriptor, outcome(s)).increment();
     }
   }
 

@@ -7,14 +7,14 @@ interface RlsMetrics {
 
   RlsMetrics NONE = new RlsMetrics() {
     @Override
-    public void record(String domain, List<Status> statuses, long nanos) {}
+    public void record(CheckRequest request, List<Status> statuses, long nanos) {}
 
     @Override
     public void invalid() {}
   };
 
-  /** One answered request: its domain, every descriptor's status, the time to decide it. */
-  void record(String domain, List<Status> statuses, long nanos);
+  /** One answered request, every descriptor's status, the time to decide it. */
+  void record(CheckRequest request, List<Status> statuses, long nanos);
 
   /** One request refused as {@code INVALID_ARGUMENT}. */
   void invalid();

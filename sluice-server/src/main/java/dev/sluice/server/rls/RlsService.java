@@ -57,7 +57,7 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
             .asRuntimeException());
         return;
       }
-      metrics.record(check.domain(), statuses, System.nanoTime() - start);
+      metrics.record(check, statuses, System.nanoTime() - start);
       observer.onNext(toResponse(statuses, snapshot.rls()));
       observer.onCompleted();
     });

@@ -88,6 +88,9 @@ class RlsIntegrationTests {
       "        rate_limit: {name: general, unit: minute, requests_per_unit: 1}",
       "      - key: vip",
       "        rate_limit: {unit: minute, requests_per_unit: 100, replaces: [{name: general}]}",
+      "      - key: tenant",
+      "        rate_limit: {unit: minute, requests_per_unit: 5}",
+      "        detailed_metric: true",
       "");
 
   final AtomicLong clock = new AtomicLong();
@@ -296,6 +299,20 @@ class RlsIntegrationTests {
     assertThat(codes(r, 3)).isEqualTo(times(Code.OK, 3));
     assertThat(registry.counter("sluice_rls_decisions", "domain", "sluice", "descriptor",
         "sluice.shadow", "outcome", "shadow_over_limit").count()).isEqualTo(2);
+  }
+
+  @Test
+  void metrics_perDomainAndDescriptor_detailedOnlyWhereAsked() {
+    ask(req("sluice", d("tenant", "acme")));
+    ask(req("sluice", d("burst", "u1"), d("burst", "u2")));
+    ask(req("nowhere", d("a", "b")));
+    assertThat(registry.counter("sluice_rls_decisions", "domain", "sluice", "descriptor",
+        "sluice.tenant|tenant=acme", "outcome", "ok").count()).isEqualTo(1);
+    assertThat(registry.counter("sluice_rls_decisions", "domain", "sluice", "descriptor",
+        "sluice.burst", "outcome", "ok").count()).isEqualTo(2);
+    assertThat(registry.counter("sluice_rls_decisions", "domain", "_unknown", "descriptor",
+        "_none", "outcome", "no_limit").count()).isEqualTo(1);
+    assertThat(registry.timer("sluice_rls_requests").count()).isEqualTo(3);
   }
 
   @Test

@@ -363,6 +363,30 @@ class RlsIntegrationTests {
         .isEqualTo(ServingStatus.SERVING);
   }
 
+  @Test
+  void reflection_listsTheRateLimitService() throws Exception {
+    CompletableFuture<List<String>> names = new CompletableFuture<>();
+    StreamObserver<io.grpc.reflection.v1.ServerReflectionRequest> requests =
+        io.grpc.reflection.v1.ServerReflectionGrpc.newStub(channel).serverReflectionInfo(
+            new StreamObserver<>() {
+              public void onNext(io.grpc.reflection.v1.ServerReflectionResponse r) {
+                names.complete(r.getListServicesResponse().getServiceList().stream()
+                    .map(io.grpc.reflection.v1.ServiceResponse::getName).toList());
+              }
+
+              public void onError(Throwable t) {
+                names.completeExceptionally(t);
+              }
+
+              public void onCompleted() {}
+            });
+    requests.onNext(io.grpc.reflection.v1.ServerReflectionRequest.newBuilder()
+        .setListServices("").build());
+    requests.onCompleted();
+    assertThat(names.get(10, TimeUnit.SECONDS)).contains(RateLimitServiceGrpc.SERVICE_NAME,
+        "grpc.health.v1.Health");
+  }
+
   // --- bad input -----------------------------------------------------------------------------------
 
   @Test

@@ -44,6 +44,79 @@ public final class EffectivePolicy {
     if (c.moderation().moderator() != null) {
       out.put("moderation", moderation(c.moderation()));
     }
+    if (!c.domains().isEmpty()) {
+      List<Object> domains = new ArrayList<>();
+      c.domains().tree().forEach((name, nodes) -> {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("domain", name);
+        d.put("descriptors", descriptors(nodes));
+        domains.add(d);
+      });
+      out.put("domains", domains);
+    }
+    RlsSettings r = c.rls();
+    if (c.domains().isEmpty() && r.equals(RlsSettings.defaults())) {
+      return out;
+    }
+    Map<String, Object> rls = new LinkedHashMap<>();
+    if (r.listen() != null) {
+      rls.put("listen", r.listen());
+    }
+    rls.put("ietfHeaders", r.ietfHeaders());
+    rls.put("rateLimitHeaders", r.rateLimitHeaders());
+    rls.put("maxDescriptors", r.maxDescriptors());
+    rls.put("maxEntries", r.maxEntries());
+    rls.put("maxValueBytes", r.maxValueBytes());
+    out.put("rls", rls);
+    return out;
+  }
+
+  private static List<Object> descriptors(Map<String, RlsDescriptor> nodes) {
+    List<Object> out = new ArrayList<>();
+    for (RlsDescriptor n : nodes.values()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("key", n.key());
+      if (n.value() != null) {
+        m.put("value", n.value() + (n.prefix() ? "*" : ""));
+      }
+      List<LimitSettings> limits = n.limits();
+      Map<String, Object> rl = new LinkedHashMap<>();
+      if (n.name() != null) {
+        rl.put("name", n.name());
+      }
+      if (n.unlimited()) {
+        rl.put("unlimited", true);
+      } else if (n.unit() != null) {
+        rl.put("unit", n.unit());
+        rl.put("requests_per_unit", n.requestsPerUnit());
+        if (!n.blocked()) {
+          limits = limits.subList(1, limits.size());
+        }
+      }
+      if (!n.replaces().isEmpty()) {
+        rl.put("replaces", n.replaces().stream().map(x -> Map.of("name", x)).toList());
+      }
+      if (!rl.isEmpty()) {
+        m.put("rate_limit", rl);
+      }
+      if (!limits.isEmpty()) {
+        m.put("limits", limits.stream().map(EffectivePolicy::limit).toList());
+      }
+      if (n.shadow()) {
+        m.put("shadow_mode", true);
+      }
+      if (n.detailedMetric()) {
+        m.put("detailed_metric", true);
+      }
+      if (!n.limits().isEmpty()) {
+        m.put("onStoreError", lower(n.onStoreError()));
+      }
+      Map<String, RlsDescriptor> children = n.children();
+      if (!children.isEmpty()) {
+        m.put("descriptors", descriptors(children));
+      }
+      out.add(m);
+    }
     return out;
   }
 
@@ -65,6 +138,20 @@ public final class EffectivePolicy {
     }
     List<Object> limits = new ArrayList<>();
     for (LimitSettings l : r.limits()) {
+      limits.add(limit(l));
+    }
+    m.put("limits", limits);
+    if (!r.ban().isZero()) {
+      m.put("ban", Durations.format(r.ban()));
+    }
+    m.put("mode", lower(r.mode()));
+    m.put("onStoreError", lower(r.onStoreError()));
+    m.put("sharedBucket", r.sharedBucket());
+    return m;
+  }
+
+  private static Map<String, Object> limit(LimitSettings l) {
+    {
       Map<String, Object> lm = new LinkedHashMap<>();
       lm.put("type", l.type());
       lm.put("name", l.name());
@@ -84,16 +171,8 @@ public final class EffectivePolicy {
           lm.put("window", Durations.format(l.period()));
         }
       }
-      limits.add(lm);
+      return lm;
     }
-    m.put("limits", limits);
-    if (!r.ban().isZero()) {
-      m.put("ban", Durations.format(r.ban()));
-    }
-    m.put("mode", lower(r.mode()));
-    m.put("onStoreError", lower(r.onStoreError()));
-    m.put("sharedBucket", r.sharedBucket());
-    return m;
   }
 
   private static Map<String, Object> route(Route r) {

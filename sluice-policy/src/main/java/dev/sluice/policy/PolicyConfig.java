@@ -23,6 +23,8 @@ import java.util.Map;
  * @param moderation the JSON fields and WebSocket messages the gateway checks
  * @param rules the {@code rules:} entries as written, in file order (empty for a config built in
  *     code), from which the effective policy shows each limit as the operator wrote it
+ * @param domains the {@code domains:} descriptor trees the rate limit service answers by
+ * @param rls the {@code rls:} section: the rate limit service's address and answers
  */
 public record PolicyConfig(
     Policy policy,
@@ -34,11 +36,23 @@ public record PolicyConfig(
     Path source,
     TrustSettings trust,
     ModerationSettings moderation,
-    Map<String, RuleSettings> rules) {
+    Map<String, RuleSettings> rules,
+    RlsDomains domains,
+    RlsSettings rls) {
 
   public PolicyConfig {
+    domains = domains == null ? RlsDomains.none() : domains;
+    rls = rls == null ? RlsSettings.defaults() : rls;
     moderation = moderation == null ? ModerationSettings.none() : moderation;
     rules = rules == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(rules));
+  }
+
+  /** A config without {@code domains:} and {@code rls:}. */
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
+      TrustSettings trust, ModerationSettings moderation, Map<String, RuleSettings> rules) {
+    this(policy, response, cors, websocket, gateway, store, source, trust, moderation, rules,
+        null, null);
   }
 
   /** A config built in code: no rule entries as written (core's rules are in the policy). */
@@ -75,6 +89,6 @@ public record PolicyConfig(
   /** This config with other store settings. */
   public PolicyConfig withStore(StoreSettings store) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules);
+        moderation, rules, domains, rls);
   }
 }

@@ -51,7 +51,8 @@ public final class PolicyLoader {
       "TRUST_PROXY", "TRUSTED_PROXIES", "RATE_LIMIT_MAX", "RATE_LIMIT_WINDOW_MS");
 
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
-      "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation");
+      "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation",
+      "domains", "rls", "domain", "descriptors");
 
   private PolicyLoader() {}
 
@@ -147,6 +148,8 @@ public final class PolicyLoader {
     GatewaySettings gateway = GatewaySection.read(walk, doc);
     StoreSettings store = StoreSection.read(walk, doc);
     ModerationSettings moderation = ModerationSection.parse(walk, doc, websocket.actionField());
+    RlsDomains domains = DomainsSection.read(walk, doc);
+    RlsSettings rls = RlsSection.read(walk, doc);
     if (!walk.errors.isEmpty()) {
       return null;
     }
@@ -158,7 +161,7 @@ public final class PolicyLoader {
       return null;
     }
     return new PolicyConfig(built, response, cors, websocket, gateway, store, walk.source, trust,
-        moderation, rules.settings());
+        moderation, rules.settings(), domains, rls);
   }
 
   /** Checks a store URI; the store itself is opened by whoever runs the policy. */

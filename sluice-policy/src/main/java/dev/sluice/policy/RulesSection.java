@@ -191,6 +191,11 @@ final class RulesSection {
     return out;
   }
 
+  /** One limit as the rules section reads it, for other sections with limits. */
+  static LimitSettings limitOf(Walk walk, Node node, String path, String owner, int count) {
+    return new RulesSection(walk, Set.of()).limit(node, path, owner, count);
+  }
+
   /** One limit, checked by core; null after reporting what is wrong with it. */
   private LimitSettings limit(Node node, String path, String rule, int count) {
     if (!(node instanceof MappingNode)) {

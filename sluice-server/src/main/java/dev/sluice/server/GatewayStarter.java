@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import dev.sluice.core.RateLimiter;
 import dev.sluice.policy.PolicyConfig;
+import dev.sluice.server.gateway.DecisionApi;
 import dev.sluice.server.gateway.Gateway;
 import dev.sluice.server.gateway.GatewayEvents;
 import java.net.InetSocketAddress;
@@ -21,16 +22,16 @@ interface GatewayStarter {
   }
 
   Running start(InetSocketAddress listen, URI upstream, Supplier<PolicyConfig> config,
-      RateLimiter limiter, GatewayEvents events, int ioThreads) throws Exception;
+      RateLimiter limiter, GatewayEvents events, int ioThreads, DecisionApi api) throws Exception;
 
   /**
    * The Netty gateway of {@code dev.sluice.server.gateway}. Its handlers never wait for a store
    * on an I/O thread, so Netty's default thread count (twice the cores) suits Redis as well.
    */
   static GatewayStarter netty() {
-    return (listen, upstream, config, limiter, events, ioThreads) -> {
+    return (listen, upstream, config, limiter, events, ioThreads, api) -> {
       Gateway gateway = Gateway.builder().listen(listen).upstream(upstream).config(config)
-          .limiter(limiter).events(events).threads(ioThreads).start();
+          .limiter(limiter).events(events).threads(ioThreads).decisionApi(api).start();
       return new Running() {
         @Override
         public int port() {

@@ -35,6 +35,7 @@ public final class Main {
   static final String USAGE_TEXT = String.join("\n",
       "Usage: sluice [serve] [--config FILE] [--listen HOST:PORT] [--upstream URL]",
       "                      [--admin HOST:PORT|off] [--store URI] [--io-threads N]",
+      "                      [--rls HOST:PORT]",
       "       sluice check [--config FILE]",
       "       sluice moderate [--lists DIR] [--surface SURFACE] [--] TEXT...",
       "       sluice --help | --version",
@@ -48,7 +49,10 @@ public final class Main {
       "",
       "Options:",
       "  --config FILE        policy file (YAML); default: the embedded default policy (seed 000)",
-      "  --listen HOST:PORT   gateway address (default 0.0.0.0:8080; port 0 picks a free port)",
+      "  --listen HOST:PORT   gateway address (default 0.0.0.0:8080; port 0 picks a free port;",
+      "                       'off' for no gateway, as for a rate limit service alone)",
+      "  --rls HOST:PORT      serve Envoy's rate limit service (gRPC, envoy.service.ratelimit.v3)",
+      "                       there, answering by the policy's domains: (also rls.listen)",
       "  --upstream URL       the app to proxy to, like http://127.0.0.1:3000; default: a built-in",
       "                       demo upstream that answers 200 with a small JSON body",
       "  --admin HOST:PORT    admin listener: /healthz, /livez, /readyz, /metrics, /v1/policy",
@@ -183,11 +187,15 @@ public final class Main {
   static ServeOptions parseServe(List<String> args, Map<String, String> env)
       throws UsageException {
     Map<String, String> o = options(args,
-        List.of("--config", "--listen", "--upstream", "--admin", "--store", "--io-threads"));
+        List.of("--config", "--listen", "--upstream", "--admin", "--store", "--io-threads",
+            "--rls"));
     ServeOptions d = ServeOptions.defaults();
     Path config = o.containsKey("--config") ? Path.of(o.get("--config")) : null;
-    InetSocketAddress listen = o.containsKey("--listen")
-        ? hostPort("--listen", o.get("--listen"), "0.0.0.0") : d.listen();
+    String l = o.get("--listen");
+    InetSocketAddress listen = l == null ? d.listen()
+        : l.equals("off") || l.equals("none") ? null : hostPort("--listen", l, "0.0.0.0");
+    InetSocketAddress rls = o.containsKey("--rls")
+        ? hostPort("--rls", o.get("--rls"), "0.0.0.0") : null;
     InetSocketAddress admin = d.admin();
     if (o.containsKey("--admin")) {
       String a = o.get("--admin");
@@ -223,7 +231,7 @@ public final class Main {
       }
     }
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
-        ioThreads);
+        ioThreads, rls);
   }
 
   static Path parseCheck(List<String> args) throws UsageException {

@@ -15,9 +15,18 @@ import java.time.Duration;
  * @param store the store URI from {@code --store} or {@code SLUICE_STORE}, or null for the file's
  * @param watchInterval how often the policy file is checked for changes
  * @param ioThreads the gateway's I/O threads, or 0 for Netty's default (twice the cores)
+ * @param rls the Envoy rate limit service's address from {@code --rls}, or null for the policy
+ *     file's {@code rls.listen} (none when that is absent too)
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
-    InetSocketAddress admin, String store, Duration watchInterval, int ioThreads) {
+    InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
+    InetSocketAddress rls) {
+
+  /** Options without {@code --rls}. */
+  public ServeOptions(Path config, InetSocketAddress listen, URI upstream,
+      InetSocketAddress admin, String store, Duration watchInterval, int ioThreads) {
+    this(config, listen, upstream, admin, store, watchInterval, ioThreads, null);
+  }
 
   public static final InetSocketAddress DEFAULT_LISTEN = new InetSocketAddress("0.0.0.0", 8080);
   public static final InetSocketAddress DEFAULT_ADMIN = new InetSocketAddress("127.0.0.1", 9090);

@@ -5,6 +5,8 @@ import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
+import dev.sluice.server.rls.CheckApi;
+import dev.sluice.server.rls.RlsServer;
 import dev.sluice.policy.Durations;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
@@ -28,6 +30,7 @@ public final class SluiceServer implements AutoCloseable {
   private final Store store;
   private final Metrics metrics;
   private final GatewayStarter.Running gateway;
+  private final RlsServer rls;
   private final AdminServer admin;
   private final PolicyReloader reloader;
   private final Runnable hangup;
@@ -35,12 +38,13 @@ public final class SluiceServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, Metrics metrics,
-      GatewayStarter.Running gateway, AdminServer admin, PolicyReloader reloader, Runnable hangup,
-      Log log) {
+      GatewayStarter.Running gateway, RlsServer rls, AdminServer admin, PolicyReloader reloader,
+      Runnable hangup, Log log) {
     this.policy = policy;
     this.store = store;
     this.metrics = metrics;
     this.gateway = gateway;
+    this.rls = rls;
     this.admin = admin;
     this.reloader = reloader;
     this.hangup = hangup;
@@ -97,6 +101,7 @@ public final class SluiceServer implements AutoCloseable {
     Supplier<PolicyConfig> config = () -> ref.get().config();
 
     GatewayStarter.Running gateway = null;
+    RlsServer rls = null;
     AdminServer admin = null;
     PolicyReloader reloader = null;
     Runnable hangup = null;
@@ -116,12 +121,26 @@ public final class SluiceServer implements AutoCloseable {
         log.info("admin listener off");
       }
       awaitStore(health, storeSettings, log);
-      gateway = listen("--listen", options.listen(),
-          () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-              options.ioThreads()));
-      log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
-          + gateway.port(), "upstream", options.upstream() == null
-              ? "built-in demo (200 and a small JSON body)" : options.upstream());
+      InetSocketAddress rlsAddress = options.rls() != null ? options.rls()
+          : installed.config().rls().listen() != null
+              ? Main.hostPort("rls.listen", installed.config().rls().listen(), "0.0.0.0") : null;
+      if (rlsAddress != null) {
+        rls = listen("--rls", rlsAddress,
+            () -> RlsServer.start(rlsAddress, config, store, metrics.registry()));
+        log.info("rate limit service listening", "address", host(rlsAddress) + ":" + rls.port(),
+            "service", "envoy.service.ratelimit.v3.RateLimitService (gRPC)", "domains",
+            String.join(",", new java.util.TreeSet<>(installed.config().domains().names())));
+      }
+      if (options.listen() != null) {
+        gateway = listen("--listen", options.listen(),
+            () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
+                options.ioThreads(), CheckApi.create(config, limiter, metrics.registry())));
+        log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
+            + gateway.port(), "upstream", options.upstream() == null
+                ? "built-in demo (200 and a small JSON body)" : options.upstream());
+      } else {
+        log.info("gateway off (--listen off)");
+      }
       // Installed with or without a file: the JVM's own SIGHUP action is to exit, and an
       // operator's habitual kill -HUP must not stop a server that has nothing to reload.
       hangup = () -> r.reload("SIGHUP");
@@ -144,10 +163,13 @@ public final class SluiceServer implements AutoCloseable {
       if (gateway != null) {
         gateway.close();
       }
+      if (rls != null) {
+        rls.close();
+      }
       store.close();
       throw e;
     }
-    return new SluiceServer(ref, store, metrics, gateway, admin, reloader, hangup, log);
+    return new SluiceServer(ref, store, metrics, gateway, rls, admin, reloader, hangup, log);
   }
 
   /** Something that binds an address. */
@@ -217,9 +239,14 @@ public final class SluiceServer implements AutoCloseable {
     return h.contains(":") ? "[" + h + "]" : h;
   }
 
-  /** The gateway's port (the bound one, when asked for port 0). */
+  /** The gateway's port (the bound one, when asked for port 0), or -1 when it is off. */
   public int port() {
-    return gateway.port();
+    return gateway == null ? -1 : gateway.port();
+  }
+
+  /** The rate limit service's port, or -1 when it is off. */
+  public int rlsPort() {
+    return rls == null ? -1 : rls.port();
   }
 
   /** The admin listener's port, or -1 when it is off. */
@@ -253,7 +280,12 @@ public final class SluiceServer implements AutoCloseable {
       admin.close();
     }
     try {
-      gateway.close();
+      if (gateway != null) {
+        gateway.close();
+      }
+      if (rls != null) {
+        rls.close();
+      }
     } finally {
       store.close();
     }

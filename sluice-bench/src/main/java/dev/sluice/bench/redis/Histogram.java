@@ -4,7 +4,7 @@ package dev.sluice.bench.redis;
  * Latencies in nanoseconds, log-linear buckets (128 per power of two, so under 1% error), one
  * per thread and merged at the end: no contention and no per-sample allocation while measuring.
  */
-final class Histogram {
+public final class Histogram {
 
   private static final int SUB_BITS = 7;
   private static final int SUB = 1 << SUB_BITS;
@@ -12,24 +12,24 @@ final class Histogram {
   private final long[] counts = new long[64 * SUB];
   private long total;
 
-  void record(long nanos) {
+  public void record(long nanos) {
     counts[index(Math.max(1, nanos))]++;
     total++;
   }
 
-  void add(Histogram other) {
+  public void add(Histogram other) {
     for (int i = 0; i < counts.length; i++) {
       counts[i] += other.counts[i];
     }
     total += other.total;
   }
 
-  long count() {
+  public long count() {
     return total;
   }
 
   /** The value at quantile q (0..1), as the upper edge of its bucket. */
-  long quantile(double q) {
+  public long quantile(double q) {
     long rank = Math.max(1, (long) Math.ceil(q * total));
     long seen = 0;
     for (int i = 0; i < counts.length; i++) {

@@ -125,8 +125,15 @@ public final class Gateway implements AutoCloseable {
     private GatewayEvents events = GatewayEvents.none();
     private Ticker ticker = Ticker.system();
     private int threads;
+    private DecisionApi decisionApi;
 
     private Builder() {}
+
+    /** Serves {@code POST /v1/check} on the listener with {@code api}; null for none. */
+    public Builder decisionApi(DecisionApi api) {
+      this.decisionApi = api;
+      return this;
+    }
 
     public Builder listen(InetSocketAddress listen) {
       this.listen = Objects.requireNonNull(listen, "listen");
@@ -196,6 +203,7 @@ public final class Gateway implements AutoCloseable {
         GatewayEvents ev = events;
         RateLimiter lim = limiter;
         Ticker tick = ticker;
+        DecisionApi api = decisionApi;
         Channel server = new ServerBootstrap().group(boss, workers)
             .channel(Transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
@@ -210,7 +218,11 @@ public final class Gateway implements AutoCloseable {
                         .setMaxHeaderSize(g.maxHeaderBytes())
                         .setMaxChunkSize(64 * 1024)))
                     .addLast("idle", new IdleTimeout(idle))
-                    .addLast("front", new FrontHandler(snapshots, ev))
+                    .addLast("front", new FrontHandler(snapshots, ev));
+                if (api != null) {
+                  ch.pipeline().addLast("check", new CheckHandler(api));
+                }
+                ch.pipeline()
                     .addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http,
                         listener))
                     .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws,

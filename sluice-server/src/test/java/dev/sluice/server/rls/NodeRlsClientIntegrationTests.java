@@ -1,0 +1,147 @@
+package dev.sluice.server.rls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.core.Store;
+import dev.sluice.core.Ticker;
+import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.PolicyLoader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An independent client stack: Node's {@code @grpc/grpc-js} and {@code @grpc/proto-loader}
+ * (pinned in {@code src/test/node}, installed with {@code npm ci} on first use) load
+ * {@code rls.proto} and its imports, extracted here from the Envoy API jar on the class path, and
+ * ask the real server. Fails loudly without Node, as the WebSocket client tests do.
+ */
+class NodeRlsClientIntegrationTests {
+
+  static final Path NODE_DIR = Path.of("src", "test", "node").toAbsolutePath();
+  static final Pattern IMPORT = Pattern.compile("^import\\s+(?:public\\s+)?\"([^\"]+)\";",
+      Pattern.MULTILINE);
+
+  @TempDir
+  Path protos;
+
+  @Test
+  void nodeClient_seesTheSameDecisions() throws Exception {
+    extract("envoy/service/ratelimit/v3/rls.proto", protos);
+    PolicyConfig config = PolicyLoader.parse(String.join("\n",
+        "domains:",
+        "  - domain: node",
+        "    descriptors:",
+        "      - {key: user, rate_limit: {unit: hour, requests_per_unit: 3}}",
+        ""), "p.yaml", null, Map.of()).config();
+    Ticker ticker = () -> 0;
+    try (RlsServer server = RlsServer.start(new InetSocketAddress("127.0.0.1", 0), () -> config,
+        Store.memory(ticker, 1000), null)) {
+      install();
+      String out = run(List.of("node", "rls-client.mjs", protos.toString(),
+          "127.0.0.1:" + server.port(), "node", "user", "u1", "4"), 120);
+      String json = out.strip().substring(out.strip().lastIndexOf('\n') + 1);
+      assertThat(json).isEqualTo("["
+          + "{\"code\":\"OK\",\"remaining\":2,\"limit\":3,\"unit\":\"HOUR\",\"headers\":"
+          + "[\"RateLimit-Policy: \\\"per-hour\\\";q=3;w=3600\","
+          + "\"RateLimit: \\\"per-hour\\\";r=2;t=3600\"]},"
+          + "{\"code\":\"OK\",\"remaining\":1,\"limit\":3,\"unit\":\"HOUR\",\"headers\":"
+          + "[\"RateLimit-Policy: \\\"per-hour\\\";q=3;w=3600\","
+          + "\"RateLimit: \\\"per-hour\\\";r=1;t=3600\"]},"
+          + "{\"code\":\"OK\",\"remaining\":0,\"limit\":3,\"unit\":\"HOUR\",\"headers\":"
+          + "[\"RateLimit-Policy: \\\"per-hour\\\";q=3;w=3600\","
+          + "\"RateLimit: \\\"per-hour\\\";r=0;t=3600\"]},"
+          + "{\"code\":\"OVER_LIMIT\",\"remaining\":0,\"limit\":3,\"unit\":\"HOUR\",\"headers\":"
+          + "[\"RateLimit-Policy: \\\"per-hour\\\";q=3;w=3600\","
+          + "\"RateLimit: \\\"per-hour\\\";r=0;t=3600\"]},"
+          + "{\"invalid\":\"INVALID_ARGUMENT\",\"details\":\"domain : missing (expected: the "
+          + "domain of the descriptors)\"}]");
+    }
+  }
+
+  /** Copies {@code root} and every file it imports, transitively, from the class path. */
+  static void extract(String root, Path into) throws IOException {
+    Deque<String> todo = new ArrayDeque<>(List.of(root));
+    Set<String> seen = new HashSet<>();
+    while (!todo.isEmpty()) {
+      String name = todo.pop();
+      if (!seen.add(name)) {
+        continue;
+      }
+      try (InputStream in = NodeRlsClientIntegrationTests.class.getClassLoader()
+          .getResourceAsStream(name)) {
+        if (in == null) {
+          // google/protobuf's well-known types ship with protobufjs itself.
+          if (name.startsWith("google/protobuf/")) {
+            continue;
+          }
+          throw new IOException(name + " is not on the class path");
+        }
+        String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        Path file = into.resolve(name);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text);
+        Matcher m = IMPORT.matcher(text);
+        while (m.find()) {
+          todo.push(m.group(1));
+        }
+      }
+    }
+  }
+
+  static synchronized void install() throws Exception {
+    String version = run(List.of("node", "--version"), 30).trim();
+    if (!version.matches("v(1[89]|[2-9]\\d)\\..*")) {
+      throw new IllegalStateException("the Node gRPC client test needs Node 18 or newer, found "
+          + version);
+    }
+    Path modules = NODE_DIR.resolve("node_modules").resolve("@grpc");
+    if (Files.isDirectory(modules.resolve("grpc-js"))
+        && Files.isDirectory(modules.resolve("proto-loader"))) {
+      return;
+    }
+    run(List.of("npm", "ci", "--no-audit", "--no-fund"), 300);
+  }
+
+  static String run(List<String> command, long timeoutSeconds) throws Exception {
+    Path log = Files.createTempFile("sluice-node-rls", ".log");
+    try {
+      Process p;
+      try {
+        p = new ProcessBuilder(new ArrayList<>(command)).directory(NODE_DIR.toFile())
+            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot run '" + command.get(0) + "': the Node gRPC "
+            + "client test needs Node 18+ and npm on the PATH (scripts/test installs them)", e);
+      }
+      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException(String.join(" ", command) + " timed out after "
+            + timeoutSeconds + " s:\n" + Files.readString(log, StandardCharsets.UTF_8));
+      }
+      String out = Files.readString(log, StandardCharsets.UTF_8);
+      if (p.exitValue() != 0) {
+        throw new IllegalStateException(String.join(" ", command) + " exited with "
+            + p.exitValue() + ":\n" + out);
+      }
+      return out;
+    } finally {
+      Files.deleteIfExists(log);
+    }
+  }
+}

@@ -1,5 +1,6 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.core.http.JsonScan;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
@@ -22,11 +23,11 @@ final class JsonFields {
 
   static void forEach(CharSequence s, Map<String, ?> wanted, BiConsumer<String, String> found) {
     int n = s.length();
-    int i = skipWs(s, 0);
+    int i = JsonScan.skipWs(s, 0);
     if (i >= n || s.charAt(i) != '{') {
       return;
     }
-    i = skipWs(s, i + 1);
+    i = JsonScan.skipWs(s, i + 1);
     if (i < n && s.charAt(i) == '}') {
       return;
     }
@@ -34,134 +35,34 @@ final class JsonFields {
     StringBuilder value = new StringBuilder(32);
     while (i < n && s.charAt(i) == '"') {
       key.setLength(0);
-      i = readString(s, i, key, 256);
-      i = i < 0 ? -1 : skipWs(s, i);
+      i = JsonScan.readString(s, i, key, 256);
+      i = i < 0 ? -1 : JsonScan.skipWs(s, i);
       if (i < 0 || i >= n || s.charAt(i) != ':') {
         return;
       }
-      i = skipWs(s, i + 1);
+      i = JsonScan.skipWs(s, i + 1);
       if (i >= n) {
         return;
       }
       String k = key.toString();
       if (s.charAt(i) == '"' && wanted.containsKey(k)) {
         value.setLength(0);
-        i = readString(s, i, value, MAX_VALUE_CHARS);
+        i = JsonScan.readString(s, i, value, MAX_VALUE_CHARS);
         if (i < 0) {
           return;
         }
         found.accept(k, value.toString());
       } else {
-        i = skipValue(s, i);
+        i = JsonScan.skipValue(s, i);
         if (i < 0) {
           return;
         }
       }
-      i = skipWs(s, i);
+      i = JsonScan.skipWs(s, i);
       if (i >= n || s.charAt(i) != ',') {
         return;
       }
-      i = skipWs(s, i + 1);
+      i = JsonScan.skipWs(s, i + 1);
     }
-  }
-
-  private static int skipWs(CharSequence s, int i) {
-    while (i < s.length()) {
-      char c = s.charAt(i);
-      if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
-        break;
-      }
-      i++;
-    }
-    return i;
-  }
-
-  /** Reads the string at {@code i} (a quote) into {@code out}, up to {@code max}; -1 if bad. */
-  private static int readString(CharSequence s, int i, StringBuilder out, int max) {
-    int n = s.length();
-    i++;
-    while (i < n) {
-      char c = s.charAt(i++);
-      if (c == '"') {
-        return i;
-      }
-      if (c < 0x20) {
-        return -1;
-      }
-      if (c == '\\') {
-        if (i >= n) {
-          return -1;
-        }
-        char e = s.charAt(i++);
-        switch (e) {
-          case '"', '\\', '/' -> c = e;
-          case 'b' -> c = '\b';
-          case 'f' -> c = '\f';
-          case 'n' -> c = '\n';
-          case 'r' -> c = '\r';
-          case 't' -> c = '\t';
-          case 'u' -> {
-            if (i + 4 > n) {
-              return -1;
-            }
-            int cp = 0;
-            for (int k = 0; k < 4; k++) {
-              int d = Character.digit(s.charAt(i++), 16);
-              if (d < 0) {
-                return -1;
-              }
-              cp = cp * 16 + d;
-            }
-            c = (char) cp;
-          }
-          default -> {
-            return -1;
-          }
-        }
-      }
-      if (out != null && out.length() < max) {
-        out.append(c);
-      }
-    }
-    return -1;
-  }
-
-  private static int skipValue(CharSequence s, int i) {
-    int n = s.length();
-    char c = s.charAt(i);
-    if (c == '"') {
-      return readString(s, i, null, 0);
-    }
-    if (c == '{' || c == '[') {
-      int depth = 0;
-      while (i < n) {
-        c = s.charAt(i);
-        if (c == '"') {
-          i = readString(s, i, null, 0);
-          if (i < 0) {
-            return -1;
-          }
-          continue;
-        }
-        if (c == '{' || c == '[') {
-          depth++;
-        } else if (c == '}' || c == ']') {
-          if (--depth == 0) {
-            return i + 1;
-          }
-        }
-        i++;
-      }
-      return -1;
-    }
-    int start = i;
-    while (i < n) {
-      c = s.charAt(i);
-      if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-        break;
-      }
-      i++;
-    }
-    return i == start || i >= n ? -1 : i;
   }
 }

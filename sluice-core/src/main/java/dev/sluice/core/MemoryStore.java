@@ -188,8 +188,19 @@ final class MemoryStore implements Store {
     e.ka = hash.a;
     e.kb = hash.b;
     locate(e, rule, hash);
-    Algorithm a = rule.algorithms()[0];
     Algorithm.Probe probe = into.verdicts.probe;
+    boolean allowed = decideByCas(rule, e, cost, probe, hash);
+    into.tokenBucket(rule, allowed, probe.remaining, probe.resetNanos,
+        allowed ? 0 : probe.retryAfterNanos);
+  }
+
+  /**
+   * Decides a one-long state by compare-and-set: tests it, and commits unless refused; true if
+   * allowed, with the figures in {@code probe} either way. A refusal writes nothing.
+   */
+  private boolean decideByCas(Rule rule, Entry e, long cost, Algorithm.Probe probe,
+      KeyHash hash) {
+    Algorithm a = rule.algorithms()[0];
     long[] cell = e.cell;
     for (int spins = 0; ; spins++) {
       long v = MemoryTable.getVolatile(e.slots, e.base + 2);
@@ -201,17 +212,16 @@ final class MemoryStore implements Store {
         MemoryTable.backOff(spins);
         continue;
       }
+      // Read after the state: never older than the instant the state was written at.
       long now = now();
       cell[0] = v;
       probe.clear();
       if (!a.test(cell, 0, now, cost, probe)) {
-        into.tokenBucket(rule, false, probe.remaining, probe.resetNanos, probe.retryAfterNanos);
-        return;
+        return false;
       }
       a.commit(cell, 0, now, cost);
       if (MemoryTable.cas(e.slots, e.base + 2, v, cell[0])) {
-        into.tokenBucket(rule, true, probe.remaining, probe.resetNanos, 0);
-        return;
+        return true;
       }
     }
   }
@@ -219,33 +229,13 @@ final class MemoryStore implements Store {
   private void evaluateOne(Rule rule, Entry e, long cost, Verdicts out, KeyHash hash) {
     Algorithm.Probe probe = out.probe;
     if (e.table.cas) {
-      Algorithm a = rule.algorithms()[0];
-      long[] cell = e.cell;
-      for (int spins = 0; ; spins++) {
-        long v = MemoryTable.getVolatile(e.slots, e.base + 2);
-        if (v == MemoryTable.DEAD) {
-          locate(e, rule, hash);
-          continue;
-        }
-        if (v == MemoryTable.LOCKED) {
-          MemoryTable.backOff(spins);
-          continue;
-        }
-        // Read after the state: never older than the instant the state was written at.
-        long now = now();
-        cell[0] = v;
-        probe.clear();
-        if (!a.test(cell, 0, now, cost, probe)) {
-          out.refuse(0, 0, probe.remaining, probe.resetNanos, probe.retryAfterNanos, probe.score,
-              false);
-          return;
-        }
-        a.commit(cell, 0, now, cost);
-        if (MemoryTable.cas(e.slots, e.base + 2, v, cell[0])) {
-          out.allow(0, 0, probe.remaining, probe.resetNanos, probe.score);
-          return;
-        }
+      if (decideByCas(rule, e, cost, probe, hash)) {
+        out.allow(0, 0, probe.remaining, probe.resetNanos, probe.score);
+      } else {
+        out.refuse(0, 0, probe.remaining, probe.resetNanos, probe.retryAfterNanos, probe.score,
+            false);
       }
+      return;
     }
     while (!MemoryTable.lock(e.slots, e.base)) {
       locate(e, rule, hash);

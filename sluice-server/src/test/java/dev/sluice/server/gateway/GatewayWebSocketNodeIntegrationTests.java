@@ -9,6 +9,7 @@ import dev.sluice.core.policy.Route;
 import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.WebSocketSettings;
+import dev.sluice.server.NodeScripts;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +33,7 @@ class GatewayWebSocketNodeIntegrationTests {
 
   @BeforeAll
   static void install() throws Exception {
-    NodeWsClient.install();
+    NodeScripts.install();
   }
 
   @AfterEach

@@ -9,6 +9,7 @@ import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
+import dev.sluice.server.NodeScripts;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
 import java.nio.charset.StandardCharsets;
@@ -92,9 +93,9 @@ class MetricsFormatIntegrationTests {
   }
 
   private static Map<String, Family> parse(String text) throws Exception {
-    NodeWsClient.install();
+    NodeScripts.install();
     Process p = new ProcessBuilder("node", "parse-metrics.mjs")
-        .directory(NodeWsClient.DIR.toFile()).redirectErrorStream(true).start();
+        .directory(NodeScripts.DIR.toFile()).redirectErrorStream(true).start();
     p.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
     p.getOutputStream().close();
     String json = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -6,6 +6,7 @@ import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
+import dev.sluice.server.NodeScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -13,13 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NodeRlsClientIntegrationTests {
 
-  static final Path NODE_DIR = Path.of("src", "test", "node").toAbsolutePath();
   static final Pattern IMPORT = Pattern.compile("^import\\s+(?:public\\s+)?\"([^\"]+)\";",
       Pattern.MULTILINE);
 
@@ -52,8 +50,8 @@ class NodeRlsClientIntegrationTests {
     Ticker ticker = () -> 0;
     try (RlsServer server = RlsServer.start(new InetSocketAddress("127.0.0.1", 0), () -> config,
         Store.memory(ticker, 1000), null)) {
-      install();
-      String out = run(List.of("node", "rls-client.mjs", protos.toString(),
+      NodeScripts.install();
+      String out = NodeScripts.run(List.of("node", "rls-client.mjs", protos.toString(),
           "127.0.0.1:" + server.port(), "node", "user", "u1", "4"), 120);
       String json = out.strip().substring(out.strip().lastIndexOf('\n') + 1);
       assertThat(json).isEqualTo("["
@@ -101,47 +99,6 @@ class NodeRlsClientIntegrationTests {
           todo.push(m.group(1));
         }
       }
-    }
-  }
-
-  static synchronized void install() throws Exception {
-    String version = run(List.of("node", "--version"), 30).trim();
-    if (!version.matches("v(1[89]|[2-9]\\d)\\..*")) {
-      throw new IllegalStateException("the Node gRPC client test needs Node 18 or newer, found "
-          + version);
-    }
-    Path modules = NODE_DIR.resolve("node_modules").resolve("@grpc");
-    if (Files.isDirectory(modules.resolve("grpc-js"))
-        && Files.isDirectory(modules.resolve("proto-loader"))) {
-      return;
-    }
-    run(List.of("npm", "ci", "--no-audit", "--no-fund"), 300);
-  }
-
-  static String run(List<String> command, long timeoutSeconds) throws Exception {
-    Path log = Files.createTempFile("sluice-node-rls", ".log");
-    try {
-      Process p;
-      try {
-        p = new ProcessBuilder(new ArrayList<>(command)).directory(NODE_DIR.toFile())
-            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-      } catch (IOException e) {
-        throw new IllegalStateException("cannot run '" + command.get(0) + "': the Node gRPC "
-            + "client test needs Node 18+ and npm on the PATH (scripts/test installs them)", e);
-      }
-      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new IllegalStateException(String.join(" ", command) + " timed out after "
-            + timeoutSeconds + " s:\n" + Files.readString(log, StandardCharsets.UTF_8));
-      }
-      String out = Files.readString(log, StandardCharsets.UTF_8);
-      if (p.exitValue() != 0) {
-        throw new IllegalStateException(String.join(" ", command) + " exited with "
-            + p.exitValue() + ":\n" + out);
-      }
-      return out;
-    } finally {
-      Files.deleteIfExists(log);
     }
   }
 }

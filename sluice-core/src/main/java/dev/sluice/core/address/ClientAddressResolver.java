@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -109,9 +110,12 @@ public final class ClientAddressResolver {
    *
    * @param peer the socket peer's address text; may be null, bracketed ({@code [::1]}), carry a
    *     port, a zone ({@code fe80::1%eth0}) or the leading {@code /} of {@code InetSocketAddress}
-   * @param headers header name (as in {@link Header#headerName()}; matching case-insensitively is the
-   *     caller's job) to all its values in arrival order, one per header line; null or an empty
-   *     list when absent
+   * @param headers header name to all its values in arrival order, one per header line; null or
+   *     an empty list when absent. A header is asked for by its wire name ({@link Header#headerName()},
+   *     {@code X-Forwarded-For}), then, when that gives nothing, in lower case ({@code
+   *     x-forwarded-for}, as HTTP/2 sends it) and in upper case: a function that is itself
+   *     case-insensitive (Netty's, the Servlet API's) answers the first, and a plain map keyed by
+   *     any of the three spellings works too
    * @return the address ({@code 1.2.3.4}, {@code 2001:db8:1:2::/64}), or the unknown bucket;
    *     never throws
    */
@@ -199,16 +203,30 @@ public final class ClientAddressResolver {
 
   private Chain chain(Function<String, List<String>> headers) {
     List<String> lines;
-    if (forwarded && isPresent(lines = headers.apply(Header.FORWARDED.headerName))) {
+    if (forwarded && isPresent(lines = lookup(headers, Header.FORWARDED))) {
       return new Chain(lines, true, false);
     }
-    if (xForwardedFor && isPresent(lines = headers.apply(Header.X_FORWARDED_FOR.headerName))) {
+    if (xForwardedFor && isPresent(lines = lookup(headers, Header.X_FORWARDED_FOR))) {
       return new Chain(lines, false, false);
     }
-    if (xRealIp && isPresent(lines = headers.apply(Header.X_REAL_IP.headerName))) {
+    if (xRealIp && isPresent(lines = lookup(headers, Header.X_REAL_IP))) {
       return new Chain(lines, false, true);
     }
     return null;
+  }
+
+  /**
+   * The header's lines under its wire name, else its lower-case, else its upper-case spelling.
+   * HTTP header names are case-insensitive, but a function can only be asked, not searched; the
+   * spellings are constants, so a lookup allocates nothing.
+   */
+  private static List<String> lookup(Function<String, List<String>> headers, Header h) {
+    List<String> lines = headers.apply(h.headerName);
+    if (isPresent(lines)) {
+      return lines;
+    }
+    lines = headers.apply(h.lowerCase);
+    return isPresent(lines) ? lines : headers.apply(h.upperCase);
   }
 
   private void warnIfForwarded(Function<String, List<String>> headers) {
@@ -216,9 +234,9 @@ public final class ClientAddressResolver {
       return;
     }
     try {
-      if ((forwarded && isPresent(headers.apply(Header.FORWARDED.headerName)))
-          || (xForwardedFor && isPresent(headers.apply(Header.X_FORWARDED_FOR.headerName)))
-          || (xRealIp && isPresent(headers.apply(Header.X_REAL_IP.headerName)))) {
+      if ((forwarded && isPresent(lookup(headers, Header.FORWARDED)))
+          || (xForwardedFor && isPresent(lookup(headers, Header.X_FORWARDED_FOR)))
+          || (xRealIp && isPresent(lookup(headers, Header.X_REAL_IP)))) {
         if (WARNED.compareAndSet(false, true)) {
           WARNINGS.incrementAndGet();
           LOG.log(System.Logger.Level.WARNING, IGNORED_HEADERS_WARNING);
@@ -426,12 +444,19 @@ public final class ClientAddressResolver {
     X_REAL_IP("X-Real-IP");
 
     private final String headerName;
+    private final String lowerCase;
+    private final String upperCase;
 
     Header(String headerName) {
       this.headerName = headerName;
+      this.lowerCase = headerName.toLowerCase(Locale.ROOT);
+      this.upperCase = headerName.toUpperCase(Locale.ROOT);
     }
 
-    /** The name passed to the headers function of {@link ClientAddressResolver#resolve}. */
+    /**
+     * The name first passed to the headers function of {@link ClientAddressResolver#resolve};
+     * its lower- and upper-case forms follow when it gives nothing.
+     */
     public String headerName() {
       return headerName;
     }

@@ -436,6 +436,61 @@ class ClientAddressResolverTest {
     }
   }
 
+  /**
+   * Issue 13: a plain map keyed as HTTP/2 sends names ({@code x-forwarded-for}) was never read,
+   * because the resolver asked only for {@code X-Forwarded-For} and the map matched exactly.
+   */
+  @Nested
+  class HeaderNameCase {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"x-forwarded-for", "X-FORWARDED-FOR", "X-Forwarded-For"})
+    void exactMatchMap_underAnyOfTheThreeSpellings_isRead(String name) {
+      Function<String, List<String>> exact = Map.of(name, List.of("7.7.7.7, 10.0.0.2"))::get;
+      assertThat(hops(1).resolve("10.0.0.1", exact).toString()).isEqualTo("10.0.0.2");
+      assertThat(proxies("10.0.0.0/8").resolve("10.0.0.1", exact).toString()).isEqualTo("7.7.7.7");
+    }
+
+    @Test
+    void lowerCaseForwardedAndRealIp_areRead() {
+      assertThat(hops(1).resolve("10.0.0.1", Map.of("forwarded", List.of("for=6.6.6.6"))::get).toString())
+          .isEqualTo("6.6.6.6");
+      assertThat(hops(1).resolve("10.0.0.1", Map.of("x-real-ip", List.of("5.5.5.5"))::get).toString())
+          .isEqualTo("5.5.5.5");
+    }
+
+    @Test
+    void wireNameWins_overTheOtherSpellings() {
+      Function<String, List<String>> both =
+          Map.of("X-Forwarded-For", List.of("1.1.1.1"), "x-forwarded-for", List.of("2.2.2.2"))::get;
+      assertThat(hops(1).resolve("10.0.0.1", both).toString()).isEqualTo("1.1.1.1");
+    }
+
+    @Test
+    void absentHeader_isAskedThreeTimes_withTheSameConstantNames() {
+      List<String> asked = new ArrayList<>();
+      Function<String, List<String>> none = name -> {
+        asked.add(name);
+        return null;
+      };
+      ClientAddressResolver resolver = ClientAddressResolver.builder().trustedHops(1).build();
+      resolver.resolve("10.0.0.1", none);
+      resolver.resolve("10.0.0.1", none);
+      assertThat(asked).containsExactly("X-Forwarded-For", "x-forwarded-for", "X-FORWARDED-FOR",
+          "X-Forwarded-For", "x-forwarded-for", "X-FORWARDED-FOR");
+      for (int i = 0; i < 3; i++) {
+        assertThat(asked.get(i)).isSameAs(asked.get(i + 3)); // no name is built per request
+      }
+    }
+
+    @Test
+    void lowerCaseHeader_withNoProxyTrusted_isWarnedAbout() {
+      ClientAddressResolver.resetIgnoredHeadersWarning();
+      ClientAddressResolver.direct().resolve("203.0.113.7", Map.of("x-forwarded-for", List.of("1.1.1.1"))::get);
+      assertThat(ClientAddressResolver.ignoredHeadersWarnings()).isEqualTo(1);
+    }
+  }
+
   @Nested
   class Normalisation {
 

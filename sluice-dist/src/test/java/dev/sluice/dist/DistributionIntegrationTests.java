@@ -1,0 +1,162 @@
+package dev.sluice.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Unpacks {@code sluice-VERSION.tar.gz} as a user would (with {@code tar}) and runs its
+ * {@code bin/sluice}: the version, {@code check} on every example, the systemd unit.
+ */
+class DistributionIntegrationTests {
+
+  static final String VERSION = System.getProperty("sluice.version");
+  static final Path ROOT = Path.of(System.getProperty("sluice.root")).normalize();
+  static final Path ARCHIVE = Path.of(System.getProperty("sluice.archive"));
+
+  @TempDir
+  static Path unpacked;
+  static Path home;
+
+  @BeforeAll
+  static void unpack() throws Exception {
+    assertThat(ARCHIVE).as("built by mvn package").isRegularFile();
+    Result tar = run(unpacked, Map.of(), "tar", "-xzf", ARCHIVE.toString(), "-C", unpacked.toString());
+    assertThat(tar.exit).as(tar.output).isZero();
+    home = unpacked.resolve("sluice-" + VERSION);
+  }
+
+  @Test
+  void archive_holdsLauncherJarExamplesUnitLicenseReadme() throws IOException {
+    assertThat(Files.getPosixFilePermissions(home.resolve("bin/sluice")))
+        .contains(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
+    assertThat(home.resolve("lib/sluice-server-" + VERSION + ".jar")).isRegularFile();
+    assertThat(home.resolve("systemd/sluice.service")).isRegularFile();
+    assertThat(home.resolve("LICENSE")).content().contains("Apache License");
+    assertThat(home.resolve("README.md")).hasSameTextualContentAs(ROOT.resolve("README.md"));
+    assertThat(names(home.resolve("examples")))
+        .containsExactlyInAnyOrderElementsOf(names(ROOT.resolve("examples"), "*.{yaml,html}"))
+        .doesNotContain("spring-boot");
+    try (Stream<Path> top = Files.list(home)) {
+      assertThat(top.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("bin", "lib", "examples", "systemd", "LICENSE", "README.md");
+    }
+  }
+
+  @Test
+  void version_printsTheBuildsVersion() throws Exception {
+    Result r = run(home, Map.of(), home.resolve("bin/sluice").toString(), "--version");
+    assertThat(r.exit).as(r.output).isZero();
+    assertThat(r.output.strip()).isEqualTo("sluice " + VERSION);
+  }
+
+  @Test
+  void launcher_calledThroughASymlink_findsItsJar() throws Exception {
+    Path link = Files.createSymbolicLink(unpacked.resolve("sluice-link"), home.resolve("bin/sluice"));
+    Result r = run(unpacked, Map.of(), link.toString(), "--version");
+    assertThat(r.exit).as(r.output).isZero();
+    assertThat(r.output.strip()).isEqualTo("sluice " + VERSION);
+  }
+
+  @Test
+  void launcher_withAJavaHomeWithoutJava_saysSoAndExits1() throws Exception {
+    Result r = run(home, Map.of("JAVA_HOME", unpacked.resolve("no-jdk").toString()),
+        home.resolve("bin/sluice").toString(), "--version");
+    assertThat(r.exit).isEqualTo(1);
+    assertThat(r.output).contains("sluice: java (17 or newer) not found: set JAVA_HOME or put java on PATH");
+  }
+
+  static List<String> examples() throws IOException {
+    List<String> yaml = names(ROOT.resolve("examples"), "*.yaml");
+    assertThat(yaml).isNotEmpty();
+    return yaml;
+  }
+
+  @ParameterizedTest
+  @MethodSource("examples")
+  void check_acceptsEachExample(String example) throws Exception {
+    Result r = run(home, Map.of(), "bin/sluice", "check", "--config", "examples/" + example);
+    assertThat(r.exit).as(r.output).isZero();
+    assertThat(r.output).contains("examples/" + example);
+  }
+
+  @Test
+  void systemdUnit_reloadsWithSighup_andStartsTheInstalledCommand() throws IOException {
+    String unit = Files.readString(home.resolve("systemd/sluice.service"));
+    assertThat(unit.lines())
+        .contains("ExecReload=/bin/kill -HUP $MAINPID",
+            "ExecStart=/opt/sluice/bin/sluice serve --config /etc/sluice/policy.yaml",
+            "User=sluice", "NoNewPrivileges=yes", "ProtectSystem=strict");
+  }
+
+  /**
+   * {@code systemd-analyze verify} on the unit, with /opt/sluice pointed at the unpacked copy so
+   * that the ExecStart binary exists. Skipped (reported as skipped) where systemd-analyze is not
+   * installed.
+   */
+  @Test
+  void systemdUnit_passesSystemdAnalyzeVerify() throws Exception {
+    assumeTrue(onPath("systemd-analyze"), "systemd-analyze is not installed");
+    Path dir = Files.createDirectories(unpacked.resolve("unit"));
+    Path unit = dir.resolve("sluice.service");
+    Files.writeString(unit, Files.readString(home.resolve("systemd/sluice.service"))
+        .replace("/opt/sluice", home.toString()));
+    Result r = run(dir, Map.of("SYSTEMD_LOG_LEVEL", "warning"), "systemd-analyze", "verify", unit.toString());
+    assertThat(r.exit).as(r.output).isZero();
+    assertThat(r.output).as(r.output).doesNotContain("sluice.service:");
+  }
+
+  static boolean onPath(String command) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static List<String> names(Path dir) throws IOException {
+    return names(dir, "*");
+  }
+
+  static List<String> names(Path dir, String glob) throws IOException {
+    List<String> names = new ArrayList<>();
+    try (var s = Files.newDirectoryStream(dir, glob)) {
+      for (Path p : s) {
+        names.add(p.getFileName().toString());
+      }
+    }
+    return names;
+  }
+
+  record Result(int exit, String output) {}
+
+  /** Runs a command to its end (at most 60 s), stdout and stderr together. */
+  static Result run(Path dir, Map<String, String> env, String... command) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    p.getOutputStream().close();
+    byte[] out = p.getInputStream().readAllBytes();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError(String.join(" ", command) + " did not end within 60 s");
+    }
+    return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+  }
+}

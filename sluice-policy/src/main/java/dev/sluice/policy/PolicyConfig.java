@@ -82,7 +82,9 @@ public record PolicyConfig(
     return ResponseSpec.newBuilder().rateLimitHeaders(r.rateLimitHeaders())
         .ietfHeaders(r.ietfHeaders()).htmlTemplate(r.htmlTemplate())
         .unavailableStatus(r.unavailableStatus())
-        .unavailableHtmlTemplate(r.unavailableHtmlTemplate()).cors(c.toCors())
+        .unavailableHtmlTemplate(r.unavailableHtmlTemplate())
+        .jsonTemplate(r.jsonTemplate()).unavailableJsonTemplate(r.unavailableJsonTemplate())
+        .cors(c.toCors())
         .limitPreflights(c.limitPreflights()).build();
   }
 

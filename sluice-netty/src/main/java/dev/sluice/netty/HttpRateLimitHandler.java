@@ -28,6 +28,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -48,6 +49,10 @@ import java.util.function.Supplier;
  *       socket closed at once with 1013 "try again later".
  *   <li>Shadow refusals are allowed; they are reported through the listener's decision, and a
  *       shadow rule adds no limit headers.
+ *   <li>Refused by a rule with a {@code delay} when the token is due within it: the request
+ *       waits on a timer of the channel's event loop (reads paused, nothing blocked) and is
+ *       decided again when the token is due; see {@link #delay}.
+ *   <li>Allow-listed clients ({@link Check#allowlisted()}) pass unchecked and are reported.
  *   <li>CORS preflights pass unchecked unless the settings limit them.
  *   <li>A check that throws is a bug: it is reported to the listener and the rules' {@code
  *       OnStoreError} decides, as for a store that cannot answer.
@@ -69,6 +74,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   public static final AttributeKey<Decision> DECISION = AttributeKey.valueOf("sluice.decision");
 
   private static final Object NO_HEADERS = new Object();
+  /** The shortest wait, so that a refusal due "now" cannot spin the event loop. */
+  private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final RateLimiter limiter;
   private final Supplier<HttpRateLimitSettings> settings;
@@ -77,6 +84,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private final Backlog backlog = new Backlog(ReadGate.LIMIT);
   private boolean discarding;
   private boolean closed;
+  /** The request waiting for its token, if any: one at most, as reads pause while it waits. */
+  private Delayed delayed;
 
   public HttpRateLimitHandler(RateLimiter limiter, Supplier<HttpRateLimitSettings> settings,
       RateLimitListener listener) {
@@ -133,6 +142,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     try {
       check = s.selector().apply(view);
       if (check == null || check.exempt()) {
+        if (check != null && check.allowlisted()) {
+          listener.allowlisted(kind);
+        }
         decided(ctx, request, s, kind, check, null);
       } else if (limiter.store().isLocal()) {
         decided(ctx, request, s, kind, check, check.apply(limiter));
@@ -161,13 +173,91 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
         ReferenceCountUtil.release(request);
         return;
       }
+      backlog.done();
       if (e != null) {
         failed(ctx, request, s, kind, check, e);
       } else {
         decided(ctx, request, s, kind, check, d);
       }
-      backlog.stopWaiting(ctx.channel(), msg -> handle(ctx, msg));
+      backlog.drain(ctx.channel(), msg -> handle(ctx, msg));
     }));
+  }
+
+  /**
+   * Makes a refused request wait for its token when the refusing rule has a {@code delay}, the
+   * token is due within what is left of it, and the rule's key and the server have a waiting
+   * slot free; true when it now waits. At the due time the whole check runs again (the store
+   * cannot reserve a future token: a refused check consumes nothing), and a request that loses
+   * the token to another waits again within its budget, or is refused. docs/SEMANTICS.md has
+   * the worked numbers.
+   */
+  private boolean delay(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      String kind, Check check, Decision decision) {
+    Rule rule = ruleNamed(check.rules(), decision.rule());
+    if (rule == null || rule.delayNanos() == 0 || closed) {
+      return false;
+    }
+    long wait = Math.max(decision.retryAfterNanos(), MIN_WAIT_NANOS);
+    Delayed d = delayed;
+    if (d == null) {
+      if (wait > rule.delayNanos()) {
+        return false;
+      }
+      String key = rule.name() + '\n' + rule.keyFor(check.identity());
+      if (!s.delays().tryAcquire(key, rule.delayQueue())) {
+        return false;
+      }
+      d = new Delayed(s.delays(), key, request, rule.delayNanos());
+      delayed = d;
+      listener.delayed(kind, rule.name());
+    }
+    if (!d.spend(wait)) {
+      return false;
+    }
+    backlog.startWaiting(ctx.channel());
+    d.timer = ctx.executor().schedule(() -> redecide(ctx, request, s, kind, check), wait,
+        TimeUnit.NANOSECONDS);
+    return true;
+  }
+
+  /** The token of a waiting request is due: decide again. */
+  private void redecide(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      String kind, Check check) {
+    if (closed) {
+      return;
+    }
+    backlog.done();
+    try {
+      if (limiter.store().isLocal()) {
+        decided(ctx, request, s, kind, check, check.apply(limiter));
+      } else {
+        await(ctx, request, s, kind, check, check.applyAsync(limiter).toCompletableFuture());
+      }
+    } catch (RuntimeException e) {
+      failed(ctx, request, s, kind, check, e);
+    }
+    backlog.drain(ctx.channel(), msg -> handle(ctx, msg));
+  }
+
+  /** Ends a wait: its slot goes back to the gate. */
+  private void endDelay() {
+    Delayed d = delayed;
+    if (d != null) {
+      delayed = null;
+      d.release();
+    }
+  }
+
+  /** The channel closed: a waiting request gives its slot back now, not at its due time. */
+  private void cancelDelay() {
+    Delayed d = delayed;
+    if (d != null) {
+      delayed = null;
+      d.release();
+      if (d.timer != null && d.timer.cancel(false)) {
+        ReferenceCountUtil.release(d.request);
+      }
+    }
   }
 
   /** A bug, not a limit: the rules' onStoreError decides, as for a store that cannot answer. */
@@ -180,6 +270,10 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   private void decided(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
       String kind, Check check, Decision decision) {
+    if (decision != null && !decision.allowed() && !decision.degraded()
+        && delay(ctx, request, s, kind, check, decision)) {
+      return;
+    }
     if (decision != null) {
       report(kind, check, decision);
     }
@@ -189,6 +283,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   /** Forwards an allowed request, answers a refused one. */
   private void apply(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
       String kind, Check check, Decision decision) {
+    endDelay();
     ctx.channel().attr(DECISION).set(decision);
     if (decision == null || decision.allowed()) {
       pending.add(headersFor(decision, check, s));
@@ -217,6 +312,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     closed = true;
+    cancelDelay();
     backlog.discard();
     ctx.fireChannelInactive();
   }
@@ -224,6 +320,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     closed = true;
+    cancelDelay();
     backlog.discard();
   }
 

@@ -88,6 +88,12 @@ public record PolicyConfig(
         .limitPreflights(c.limitPreflights()).build();
   }
 
+  /** This config with every enforcing rule in shadow mode ({@code sluice serve --dry-run}). */
+  public PolicyConfig withDryRun() {
+    return new PolicyConfig(policy.withDryRun(), response, cors, websocket, gateway, store, source,
+        trust, moderation, rules, domains, rls);
+  }
+
   /** This config with other store settings. */
   public PolicyConfig withStore(StoreSettings store) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,

@@ -1,14 +1,9 @@
 package dev.sluice.netty;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Check;
-import dev.sluice.core.http.Accept;
-import dev.sluice.core.http.Bodies;
-import dev.sluice.core.http.Cors;
-import dev.sluice.core.http.ResponseSpec;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -16,10 +11,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
@@ -73,7 +66,6 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   /** The decision of the latest request on the channel; null when exempt or unlimited. */
   public static final AttributeKey<Decision> DECISION = AttributeKey.valueOf("sluice.decision");
 
-  private static final Object NO_HEADERS = new Object();
   /** The shortest wait, so that a refusal due "now" cannot spin the event loop. */
   private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -130,9 +122,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
     Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
     HttpRateLimitSettings s = exchange.http() != null ? exchange.http() : settings.get();
-    if (!s.limitPreflights() && isPreflight(request)) {
+    if (!s.limitPreflights() && RateLimitAnswers.isPreflight(request)) {
       ctx.channel().attr(DECISION).set(null);
-      pending.add(NO_HEADERS);
+      pending.add(RateLimitAnswers.NO_HEADERS);
       ctx.fireChannelRead(request);
       return;
     }
@@ -193,7 +185,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   private boolean delay(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
       String kind, Check check, Decision decision) {
-    Rule rule = ruleNamed(check.rules(), decision.rule());
+    Rule rule = RateLimitAnswers.ruleNamed(check.rules(), decision.rule());
     if (rule == null || rule.delayNanos() == 0 || closed) {
       return false;
     }
@@ -286,7 +278,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     endDelay();
     ctx.channel().attr(DECISION).set(decision);
     if (decision == null || decision.allowed()) {
-      pending.add(headersFor(decision, check, s));
+      pending.add(RateLimitAnswers.headersFor(decision, check, s));
       ctx.fireChannelRead(request);
       return;
     }
@@ -330,36 +322,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     }
     listener.decision(kind, check.rules(), decision);
     if (decision.banApplied()) {
-      Rule rule = ruleNamed(check.rules(), decision.rule());
+      Rule rule = RateLimitAnswers.ruleNamed(check.rules(), decision.rule());
       listener.banApplied(kind, decision, rule == null ? null : rule.keyFor(check.identity()));
     }
-  }
-
-  /**
-   * What an allowed response carries: nothing when no rule decided, or when a shadow rule did
-   * (only shadow rules applied), since nothing is enforced that a client should back off from.
-   */
-  private static Object headersFor(Decision decision, Check check, HttpRateLimitSettings s) {
-    if (decision == null || decision.rule() == null || check == null) {
-      return NO_HEADERS;
-    }
-    Rule rule = ruleNamed(check.rules(), decision.rule());
-    return rule == null || rule.mode() == Mode.SHADOW ? NO_HEADERS : new Pending(decision, s);
-  }
-
-  /** A CORS preflight: {@code OPTIONS} with {@code Access-Control-Request-Method}. */
-  static boolean isPreflight(HttpRequest request) {
-    return Cors.isPreflight(request.method().name(),
-        request.headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD));
-  }
-
-  private static Rule ruleNamed(List<Rule> rules, String name) {
-    for (Rule rule : rules) {
-      if (rule.name().equals(name)) {
-        return rule;
-      }
-    }
-    return null;
   }
 
   /**
@@ -379,7 +344,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   protected FullHttpResponse unavailableResponse(HttpRequest request, Decision decision,
       HttpRateLimitSettings settings) {
-    return refusal(request, decision, settings);
+    return RateLimitAnswers.refusal(request, decision, settings);
   }
 
   /**
@@ -387,19 +352,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   protected FullHttpResponse rejectResponse(HttpRequest request, Decision decision,
       HttpRateLimitSettings settings) {
-    return refusal(request, decision, settings);
-  }
-
-  /** Core's answer ({@link ResponseSpec}), the same as the servlet filter's, as a Netty response. */
-  private static FullHttpResponse refusal(HttpRequest request, Decision decision,
-      HttpRateLimitSettings settings) {
-    ResponseSpec spec = settings.responses();
-    boolean html = Accept.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT));
-    FullHttpResponse response = Responses.body(request,
-        HttpResponseStatus.valueOf(spec.status(decision)), spec.body(decision, html),
-        html ? Bodies.HTML : Bodies.JSON, settings.cors());
-    spec.refusalHeaders(decision, new NettyHeaders(response.headers()));
-    return response;
+    return RateLimitAnswers.refusal(request, decision, settings);
   }
 
   /** Adds the limit headers of {@code decision} to {@code response}. */
@@ -414,8 +367,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       throws Exception {
     if (msg instanceof HttpResponse response && !isInterim(response)) {
       Object p = pending.poll();
-      if (p instanceof Pending limited) {
-        addLimitHeaders(response, limited.decision, limited.settings);
+      if (p instanceof RateLimitAnswers.Pending limited) {
+        addLimitHeaders(response, limited.decision(), limited.settings());
       }
     }
     ctx.write(msg, promise);
@@ -426,5 +379,4 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     return code >= 100 && code < 200 && code != 101;
   }
 
-  private record Pending(Decision decision, HttpRateLimitSettings settings) {}
 }

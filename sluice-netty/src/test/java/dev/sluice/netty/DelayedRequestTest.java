@@ -215,4 +215,34 @@ class DelayedRequestTest {
     advance(100);
     assertThat(outcome(a)).isEqualTo("forwarded");
   }
+
+  @Test
+  void remoteStore_reDecidesAsynchronously_readsStayPaused() {
+    RemoteStore remote = new RemoteStore(Store.memory(now::get, 1000));
+    RateLimiter async = RateLimiter.of(remote);
+    policy(Duration.ofMillis(500), 16);
+    EmbeddedChannel a = new EmbeddedChannel(new HttpRateLimitHandler(async, () -> settings,
+        listener));
+    a.freezeTime();
+    channels.add(a);
+    a.writeInbound(get());
+    assertThat(remote.answer()).isTrue();
+    a.runPendingTasks();
+    assertThat(outcome(a)).isEqualTo("forwarded");
+    a.writeInbound(get());
+    assertThat(remote.answer()).isTrue();
+    a.runPendingTasks();
+    assertThat(outcome(a)).isEqualTo("waiting");
+    assertThat(a.config().isAutoRead()).isFalse();
+    assertThat(remote.pending()).isZero();
+    advance(100);
+    // The timer asked the store again; reads stay paused until it answers.
+    assertThat(remote.pending()).isEqualTo(1);
+    assertThat(a.config().isAutoRead()).isFalse();
+    assertThat(remote.answer()).isTrue();
+    a.runPendingTasks();
+    assertThat(outcome(a)).isEqualTo("forwarded");
+    assertThat(a.config().isAutoRead()).isTrue();
+    assertThat(settings.delays().waiting()).isZero();
+  }
 }

@@ -80,4 +80,25 @@ class NetworksTest {
         .hasMessageContaining("from : 10.0.0.0/33")
         .hasMessageContaining("expected: an IPv4 or IPv6 network");
   }
+
+  /** The per-request match allocates nothing: 1M matches cost less than one byte each. */
+  @Test
+  void contains_allocatesNothing() {
+    Networks n = Networks.parse(List.of("10.0.0.0/8", "172.16.0.0/12", "2001:db8::/32"), "allow");
+    ClientAddress[] clients = {addr("10.1.2.3"), addr("192.0.2.1"), addr("2001:db8:1:2::/64")};
+    com.sun.management.ThreadMXBean bean =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().getId();
+    int hits = 0;
+    for (int i = 0; i < 200_000; i++) {
+      hits += n.contains(clients[i % 3]) ? 1 : 0;
+    }
+    long before = bean.getThreadAllocatedBytes(id);
+    for (int i = 0; i < 1_000_000; i++) {
+      hits += n.contains(clients[i % 3]) ? 1 : 0;
+    }
+    long allocated = bean.getThreadAllocatedBytes(id) - before;
+    assertThat(hits).isEqualTo(800_000);
+    assertThat(allocated).isLessThan(1_000_000);
+  }
 }

@@ -39,6 +39,8 @@ public final class Rule {
   private final long minCapacity;
   private final List<Rule> self;
   private final Algorithm[] algorithms;
+  private final long delayNanos;
+  private final int delayQueue;
   /** The in-memory store's table for this rule, cached by the store that set it. */
   Object memoryBinding;
 
@@ -50,6 +52,8 @@ public final class Rule {
     this.mode = b.mode;
     this.onStoreError = b.onStoreError;
     this.sharedBucket = b.sharedBucket;
+    this.delayNanos = b.delayNanos;
+    this.delayQueue = b.delayQueue;
     this.escapedName = KeyTemplate.escape(name);
     int size = banNanos > 0 ? 1 : 0;
     long min = Long.MAX_VALUE;
@@ -106,6 +110,24 @@ public final class Rule {
 
   public OnStoreError onStoreError() {
     return onStoreError;
+  }
+
+  /**
+   * How long an HTTP request this rule refuses may wait for its token instead (nginx's
+   * {@code burst ... delay}); {@link Duration#ZERO} (the default) refuses at once. Only adapters
+   * that can wait without blocking apply it (the Netty handler, hence the gateway).
+   */
+  public Duration delay() {
+    return Duration.ofNanos(delayNanos);
+  }
+
+  public long delayNanos() {
+    return delayNanos;
+  }
+
+  /** At most this many requests wait per key of this rule; the rest are refused at once. */
+  public int delayQueue() {
+    return delayQueue;
   }
 
   /** The name of the shared bucket for callers missing a key dimension. */
@@ -178,6 +200,8 @@ public final class Rule {
     Builder b = new Builder(name).key(key.source()).mode(mode).onStoreError(onStoreError)
         .sharedBucket(sharedBucket);
     b.banNanos = banNanos;
+    b.delayNanos = delayNanos;
+    b.delayQueue = delayQueue;
     limits.forEach(b::limit);
     return b;
   }
@@ -186,7 +210,8 @@ public final class Rule {
   public String toString() {
     return "Rule{" + name + ", key=" + key + ", limits=" + limits
         + (banNanos > 0 ? ", ban=" + ban() : "") + ", mode=" + mode
-        + ", onStoreError=" + onStoreError + "}";
+        + ", onStoreError=" + onStoreError
+        + (delayNanos > 0 ? ", delay=" + delay() + ", delayQueue=" + delayQueue : "") + "}";
   }
 
   /** The key of a rule that names none: the client address. */
@@ -196,6 +221,10 @@ public final class Rule {
   public static final Mode DEFAULT_MODE = Mode.ENFORCE;
   /** Fail open: a limiter outage must not become an outage of the application. */
   public static final OnStoreError DEFAULT_ON_STORE_ERROR = OnStoreError.ALLOW;
+  /** Requests that may wait per key of a rule with a delay. */
+  public static final int DEFAULT_DELAY_QUEUE = 16;
+  /** The longest delay: a waiting request holds its connection and a timer. */
+  public static final Duration MAX_DELAY = Duration.ofMinutes(1);
 
   /** Builds a {@link Rule}; each setter validates its argument at once. */
   public static final class Builder {
@@ -206,6 +235,8 @@ public final class Rule {
     private Mode mode = DEFAULT_MODE;
     private OnStoreError onStoreError = DEFAULT_ON_STORE_ERROR;
     private String sharedBucket = DEFAULT_SHARED_BUCKET;
+    private long delayNanos;
+    private int delayQueue = DEFAULT_DELAY_QUEUE;
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");
@@ -241,6 +272,25 @@ public final class Rule {
 
     public Builder onStoreError(OnStoreError onStoreError) {
       this.onStoreError = Checks.notNull(onStoreError, "onStoreError");
+      return this;
+    }
+
+    /** The longest a refused request may wait for its token; zero (the default) for none. */
+    public Builder delay(Duration delay) {
+      Checks.notNull(delay, "delay");
+      if (delay.isNegative() || delay.compareTo(MAX_DELAY) > 0) {
+        throw Checks.invalid("delay", delay, "0 to " + MAX_DELAY.toSeconds() + "s");
+      }
+      this.delayNanos = delay.toNanos();
+      return this;
+    }
+
+    /** Requests that may wait at once per key (default {@value #DEFAULT_DELAY_QUEUE}). */
+    public Builder delayQueue(int n) {
+      if (n < 1 || n > 100_000) {
+        throw Checks.invalid("delayQueue", n, "1..100000");
+      }
+      this.delayQueue = n;
       return this;
     }
 

@@ -41,6 +41,19 @@ final class Backlog {
    */
   void stopWaiting(Channel ch, Consumer<Object> handler) {
     waiting = false;
+    drain(ch, handler);
+  }
+
+  /**
+   * The wait is over but its outcome may start another wait (a delayed request): call this
+   * first, then {@link #drain} once the outcome is applied.
+   */
+  void done() {
+    waiting = false;
+  }
+
+  /** Hands the held messages to {@code handler} unless a new wait began; resumes reads if none. */
+  void drain(Channel ch, Consumer<Object> handler) {
     while (!waiting && !held.isEmpty()) {
       handler.accept(held.poll());
     }

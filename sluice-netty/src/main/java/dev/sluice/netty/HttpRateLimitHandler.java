@@ -1,14 +1,9 @@
 package dev.sluice.netty;
 
 import dev.sluice.core.Decision;
-import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Check;
-import dev.sluice.core.http.Accept;
-import dev.sluice.core.http.Bodies;
-import dev.sluice.core.http.Cors;
-import dev.sluice.core.http.ResponseSpec;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -16,10 +11,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
@@ -28,6 +21,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -48,6 +42,10 @@ import java.util.function.Supplier;
  *       socket closed at once with 1013 "try again later".
  *   <li>Shadow refusals are allowed; they are reported through the listener's decision, and a
  *       shadow rule adds no limit headers.
+ *   <li>Refused by a rule with a {@code delay} when the token is due within it: the request
+ *       waits on a timer of the channel's event loop (reads paused, nothing blocked) and is
+ *       decided again when the token is due; see {@link #delay}.
+ *   <li>Allow-listed clients ({@link Check#allowlisted()}) pass unchecked and are reported.
  *   <li>CORS preflights pass unchecked unless the settings limit them.
  *   <li>A check that throws is a bug: it is reported to the listener and the rules' {@code
  *       OnStoreError} decides, as for a store that cannot answer.
@@ -68,7 +66,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   /** The decision of the latest request on the channel; null when exempt or unlimited. */
   public static final AttributeKey<Decision> DECISION = AttributeKey.valueOf("sluice.decision");
 
-  private static final Object NO_HEADERS = new Object();
+  /** The shortest wait, so that a refusal due "now" cannot spin the event loop. */
+  private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final RateLimiter limiter;
   private final Supplier<HttpRateLimitSettings> settings;
@@ -77,6 +76,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private final Backlog backlog = new Backlog(ReadGate.LIMIT);
   private boolean discarding;
   private boolean closed;
+  /** The request waiting for its token, if any: one at most, as reads pause while it waits. */
+  private Delayed delayed;
 
   public HttpRateLimitHandler(RateLimiter limiter, Supplier<HttpRateLimitSettings> settings,
       RateLimitListener listener) {
@@ -121,9 +122,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
     Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
     HttpRateLimitSettings s = exchange.http() != null ? exchange.http() : settings.get();
-    if (!s.limitPreflights() && isPreflight(request)) {
+    if (!s.limitPreflights() && RateLimitAnswers.isPreflight(request)) {
       ctx.channel().attr(DECISION).set(null);
-      pending.add(NO_HEADERS);
+      pending.add(RateLimitAnswers.NO_HEADERS);
       ctx.fireChannelRead(request);
       return;
     }
@@ -133,6 +134,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     try {
       check = s.selector().apply(view);
       if (check == null || check.exempt()) {
+        if (check != null && check.allowlisted()) {
+          listener.allowlisted(kind);
+        }
         decided(ctx, request, s, kind, check, null);
       } else if (limiter.store().isLocal()) {
         decided(ctx, request, s, kind, check, check.apply(limiter));
@@ -161,13 +165,91 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
         ReferenceCountUtil.release(request);
         return;
       }
+      backlog.done();
       if (e != null) {
         failed(ctx, request, s, kind, check, e);
       } else {
         decided(ctx, request, s, kind, check, d);
       }
-      backlog.stopWaiting(ctx.channel(), msg -> handle(ctx, msg));
+      backlog.drain(ctx.channel(), msg -> handle(ctx, msg));
     }));
+  }
+
+  /**
+   * Makes a refused request wait for its token when the refusing rule has a {@code delay}, the
+   * token is due within what is left of it, and the rule's key and the server have a waiting
+   * slot free; true when it now waits. At the due time the whole check runs again (the store
+   * cannot reserve a future token: a refused check consumes nothing), and a request that loses
+   * the token to another waits again within its budget, or is refused. docs/SEMANTICS.md has
+   * the worked numbers.
+   */
+  private boolean delay(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      String kind, Check check, Decision decision) {
+    Rule rule = RateLimitAnswers.ruleNamed(check.rules(), decision.rule());
+    if (rule == null || rule.delayNanos() == 0 || closed) {
+      return false;
+    }
+    long wait = Math.max(decision.retryAfterNanos(), MIN_WAIT_NANOS);
+    Delayed d = delayed;
+    if (d == null) {
+      if (wait > rule.delayNanos()) {
+        return false;
+      }
+      String key = rule.name() + '\n' + rule.keyFor(check.identity());
+      if (!s.delays().tryAcquire(key, rule.delayQueue())) {
+        return false;
+      }
+      d = new Delayed(s.delays(), key, request, rule.delayNanos());
+      delayed = d;
+      listener.delayed(kind, rule.name());
+    }
+    if (!d.spend(wait)) {
+      return false;
+    }
+    backlog.startWaiting(ctx.channel());
+    d.timer = ctx.executor().schedule(() -> redecide(ctx, request, s, kind, check), wait,
+        TimeUnit.NANOSECONDS);
+    return true;
+  }
+
+  /** The token of a waiting request is due: decide again. */
+  private void redecide(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      String kind, Check check) {
+    if (closed) {
+      return;
+    }
+    backlog.done();
+    try {
+      if (limiter.store().isLocal()) {
+        decided(ctx, request, s, kind, check, check.apply(limiter));
+      } else {
+        await(ctx, request, s, kind, check, check.applyAsync(limiter).toCompletableFuture());
+      }
+    } catch (RuntimeException e) {
+      failed(ctx, request, s, kind, check, e);
+    }
+    backlog.drain(ctx.channel(), msg -> handle(ctx, msg));
+  }
+
+  /** Ends a wait: its slot goes back to the gate. */
+  private void endDelay() {
+    Delayed d = delayed;
+    if (d != null) {
+      delayed = null;
+      d.release();
+    }
+  }
+
+  /** The channel closed: a waiting request gives its slot back now, not at its due time. */
+  private void cancelDelay() {
+    Delayed d = delayed;
+    if (d != null) {
+      delayed = null;
+      d.release();
+      if (d.timer != null && d.timer.cancel(false)) {
+        ReferenceCountUtil.release(d.request);
+      }
+    }
   }
 
   /** A bug, not a limit: the rules' onStoreError decides, as for a store that cannot answer. */
@@ -180,6 +262,10 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   private void decided(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
       String kind, Check check, Decision decision) {
+    if (decision != null && !decision.allowed() && !decision.degraded()
+        && delay(ctx, request, s, kind, check, decision)) {
+      return;
+    }
     if (decision != null) {
       report(kind, check, decision);
     }
@@ -189,9 +275,10 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   /** Forwards an allowed request, answers a refused one. */
   private void apply(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
       String kind, Check check, Decision decision) {
+    endDelay();
     ctx.channel().attr(DECISION).set(decision);
     if (decision == null || decision.allowed()) {
-      pending.add(headersFor(decision, check, s));
+      pending.add(RateLimitAnswers.headersFor(decision, check, s));
       ctx.fireChannelRead(request);
       return;
     }
@@ -217,6 +304,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     closed = true;
+    cancelDelay();
     backlog.discard();
     ctx.fireChannelInactive();
   }
@@ -224,6 +312,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     closed = true;
+    cancelDelay();
     backlog.discard();
   }
 
@@ -233,36 +322,9 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     }
     listener.decision(kind, check.rules(), decision);
     if (decision.banApplied()) {
-      Rule rule = ruleNamed(check.rules(), decision.rule());
+      Rule rule = RateLimitAnswers.ruleNamed(check.rules(), decision.rule());
       listener.banApplied(kind, decision, rule == null ? null : rule.keyFor(check.identity()));
     }
-  }
-
-  /**
-   * What an allowed response carries: nothing when no rule decided, or when a shadow rule did
-   * (only shadow rules applied), since nothing is enforced that a client should back off from.
-   */
-  private static Object headersFor(Decision decision, Check check, HttpRateLimitSettings s) {
-    if (decision == null || decision.rule() == null || check == null) {
-      return NO_HEADERS;
-    }
-    Rule rule = ruleNamed(check.rules(), decision.rule());
-    return rule == null || rule.mode() == Mode.SHADOW ? NO_HEADERS : new Pending(decision, s);
-  }
-
-  /** A CORS preflight: {@code OPTIONS} with {@code Access-Control-Request-Method}. */
-  static boolean isPreflight(HttpRequest request) {
-    return Cors.isPreflight(request.method().name(),
-        request.headers().contains(HttpHeaderNames.ACCESS_CONTROL_REQUEST_METHOD));
-  }
-
-  private static Rule ruleNamed(List<Rule> rules, String name) {
-    for (Rule rule : rules) {
-      if (rule.name().equals(name)) {
-        return rule;
-      }
-    }
-    return null;
   }
 
   /**
@@ -282,7 +344,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   protected FullHttpResponse unavailableResponse(HttpRequest request, Decision decision,
       HttpRateLimitSettings settings) {
-    return refusal(request, decision, settings);
+    return RateLimitAnswers.refusal(request, decision, settings);
   }
 
   /**
@@ -290,19 +352,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   protected FullHttpResponse rejectResponse(HttpRequest request, Decision decision,
       HttpRateLimitSettings settings) {
-    return refusal(request, decision, settings);
-  }
-
-  /** Core's answer ({@link ResponseSpec}), the same as the servlet filter's, as a Netty response. */
-  private static FullHttpResponse refusal(HttpRequest request, Decision decision,
-      HttpRateLimitSettings settings) {
-    ResponseSpec spec = settings.responses();
-    boolean html = Accept.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT));
-    FullHttpResponse response = Responses.body(request,
-        HttpResponseStatus.valueOf(spec.status(decision)), spec.body(decision, html),
-        html ? Bodies.HTML : Bodies.JSON, settings.cors());
-    spec.refusalHeaders(decision, new NettyHeaders(response.headers()));
-    return response;
+    return RateLimitAnswers.refusal(request, decision, settings);
   }
 
   /** Adds the limit headers of {@code decision} to {@code response}. */
@@ -317,8 +367,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       throws Exception {
     if (msg instanceof HttpResponse response && !isInterim(response)) {
       Object p = pending.poll();
-      if (p instanceof Pending limited) {
-        addLimitHeaders(response, limited.decision, limited.settings);
+      if (p instanceof RateLimitAnswers.Pending limited) {
+        addLimitHeaders(response, limited.decision(), limited.settings());
       }
     }
     ctx.write(msg, promise);
@@ -329,5 +379,4 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     return code >= 100 && code < 200 && code != 101;
   }
 
-  private record Pending(Decision decision, HttpRateLimitSettings settings) {}
 }

@@ -17,12 +17,14 @@ public final class HttpRateLimitSettings {
   private final ResponseSpec responses;
   private final CorsHeaders cors;
   private final boolean refuseWebSocketBeforeUpgrade;
+  private final DelayGate delays;
 
   private HttpRateLimitSettings(Builder b) {
     this.selector = b.selector;
     this.responses = b.responses.build();
     this.cors = CorsHeaders.of(responses.cors());
     this.refuseWebSocketBeforeUpgrade = b.refuseWebSocketBeforeUpgrade;
+    this.delays = b.delays == null ? DelayGate.create(DelayGate.DEFAULT_MAX_WAITING) : b.delays;
   }
 
   /** Settings that check every request against {@code policy}. */
@@ -43,6 +45,7 @@ public final class HttpRateLimitSettings {
     Builder b = new Builder(selector);
     b.responses = responses.toBuilder();
     b.refuseWebSocketBeforeUpgrade = refuseWebSocketBeforeUpgrade;
+    b.delays = delays;
     return b;
   }
 
@@ -96,6 +99,11 @@ public final class HttpRateLimitSettings {
     return responses.unavailableHtmlTemplate();
   }
 
+  /** Bounds the requests waiting for their token (rules with a {@code delay}). */
+  public DelayGate delays() {
+    return delays;
+  }
+
   /** See {@link ResponseSpec#limitPreflights()}. */
   public boolean limitPreflights() {
     return responses.limitPreflights();
@@ -106,6 +114,7 @@ public final class HttpRateLimitSettings {
     private final Function<RequestView, Check> selector;
     private ResponseSpec.Builder responses = ResponseSpec.newBuilder();
     private boolean refuseWebSocketBeforeUpgrade;
+    private DelayGate delays;
 
     private Builder(Function<RequestView, Check> selector) {
       this.selector = selector;
@@ -155,6 +164,16 @@ public final class HttpRateLimitSettings {
 
     public Builder refuseWebSocketBeforeUpgrade(boolean on) {
       this.refuseWebSocketBeforeUpgrade = on;
+      return this;
+    }
+
+    /**
+     * The gate bounding waiting requests, shared by every channel (and kept across reloads by
+     * passing the same one); by default each settings object has its own of
+     * {@value DelayGate#DEFAULT_MAX_WAITING}.
+     */
+    public Builder delays(DelayGate gate) {
+      this.delays = gate;
       return this;
     }
 

@@ -81,6 +81,11 @@ public final class NettyRequestView implements RequestView {
   }
 
   @Override
+  public String header(String name) {
+    return request.headers().get(name);
+  }
+
+  @Override
   public String cookie(String name) {
     if (cookies == null) {
       cookies = decodeCookies();

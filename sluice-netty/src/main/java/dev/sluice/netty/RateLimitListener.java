@@ -44,6 +44,15 @@ public interface RateLimitListener {
    */
   default void banApplied(String kind, Decision decision, String key) {}
 
+  /** A request skipped every rule because its client is on the policy's {@code allow} list. */
+  default void allowlisted(String kind) {}
+
+  /**
+   * A request that {@code rule} refused waits for its token instead (the rule's {@code delay});
+   * its final decision is reported by {@link #decision} when the wait ends.
+   */
+  default void delayed(String kind, String rule) {}
+
   /** A WebSocket connection to the client was opened (after the upgrade). */
   default void webSocketOpened() {}
 

@@ -47,6 +47,9 @@ import java.util.function.Supplier;
  *       {@code {"error":"rate_limited","action":...,"retryAfterMs":...}}, plus {@code currentScore}
  *       and {@code maxScore} when a score refused); after {@code strikes} refusals within the
  *       strike window, 1008.
+ *   <li>A client on the policy's {@code allow} list skips the connection caps, the flood bucket,
+ *       the action limits and strikes; the size caps still hold (they protect the relay, not a
+ *       quota).
  *   <li>Every close is a lingering close ({@link WebSockets#closeLingering}): the client receives
  *       the close frame even while it keeps sending.
  * </ul>
@@ -78,6 +81,8 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
   private boolean dropping;
   private boolean discardingHttp;
   private Strikes strikes;
+  /** The client is on the policy's allow list: no caps, flood bucket, action limits, strikes. */
+  private boolean allowlisted;
   private int closeCode = -1;
   private final Backlog backlog = new Backlog(ReadGate.GUARD);
   private boolean closed;
@@ -131,8 +136,11 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
     s = exchange.ws() != null ? exchange.ws() : settings.get();
     NettyRequestView view = exchange.view();
-    CompletableFuture<List<Lease>> leased =
-        ConnectionCaps.acquire(limiter, s, view).toCompletableFuture();
+    allowlisted = !s.policy().allow().isEmpty()
+        && s.policy().allow().contains(view.clientAddress(s.policy().clientAddress()));
+    CompletableFuture<List<Lease>> leased = allowlisted
+        ? CompletableFuture.completedFuture(List.of())
+        : ConnectionCaps.acquire(limiter, s, view).toCompletableFuture();
     if (leased.isDone()) {
       upgrade(ctx, request, view, leased.getNow(null));
       return;
@@ -166,9 +174,11 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     } catch (RuntimeException e) {
       identity = Identity.empty();
     }
-    flood = s.floodPerSecond() > 0 ? new MessageFloodBucket(s.floodBurst(), s.floodPerSecond())
+    flood = s.floodPerSecond() > 0 && !allowlisted
+        ? new MessageFloodBucket(s.floodBurst(), s.floodPerSecond())
         : null;
-    strikes = s.strikes() > 0 ? new Strikes(s.strikes(), s.strikeWindowNanos()) : null;
+    strikes = s.strikes() > 0 && !allowlisted
+        ? new Strikes(s.strikes(), s.strikeWindowNanos()) : null;
     phase = Phase.UPGRADING;
     ctx.fireChannelRead(request);
   }
@@ -243,7 +253,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       return;
     }
     if (first && frame instanceof TextWebSocketFrame text && s.actionField() != null
-        && !s.actionRules().isEmpty()) {
+        && !s.actionRules().isEmpty() && !allowlisted) {
       checkAction(ctx, text);
       return;
     }

@@ -25,6 +25,12 @@ public final class EffectivePolicy {
   public static Map<String, Object> render(PolicyConfig c) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("version", 1);
+    if (c.policy().dryRun()) {
+      out.put("mode", "shadow");
+    }
+    if (!c.policy().allow().isEmpty()) {
+      out.put("allow", c.policy().allow().toList());
+    }
     out.put("trust", trust(c.trust()));
     Map<String, Object> dimensions = new LinkedHashMap<>();
     c.policy().dimensions().forEach((name, source) -> dimensions.put(name, source.toString()));
@@ -147,6 +153,10 @@ public final class EffectivePolicy {
     m.put("mode", lower(r.mode()));
     m.put("onStoreError", lower(r.onStoreError()));
     m.put("sharedBucket", r.sharedBucket());
+    if (!r.delay().isZero()) {
+      m.put("delay", Durations.format(r.delay()));
+      m.put("delayQueue", r.delayQueue());
+    }
     return m;
   }
 
@@ -183,6 +193,15 @@ public final class EffectivePolicy {
     if (r.websocket() != null) {
       m.put("websocket", r.websocket());
     }
+    if (!r.hosts().isEmpty()) {
+      m.put("hosts", r.hosts());
+    }
+    if (!r.headers().isEmpty()) {
+      m.put("headers", r.headers());
+    }
+    if (!r.from().isEmpty()) {
+      m.put("from", r.from().toList());
+    }
     m.put("rules", r.rules());
     m.put("exempt", r.exempt());
     m.put("cost", r.cost());
@@ -199,6 +218,12 @@ public final class EffectivePolicy {
     m.put("unavailableStatus", r.unavailableStatus());
     if (r.unavailableHtmlTemplatePath() != null) {
       m.put("unavailableHtmlTemplate", r.unavailableHtmlTemplatePath());
+    }
+    if (r.jsonTemplate() != null) {
+      m.put("jsonTemplate", r.jsonTemplate());
+    }
+    if (r.unavailableJsonTemplate() != null) {
+      m.put("unavailableJsonTemplate", r.unavailableJsonTemplate());
     }
     return m;
   }

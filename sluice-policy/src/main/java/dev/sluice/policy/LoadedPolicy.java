@@ -30,9 +30,15 @@ public record LoadedPolicy(PolicyConfig config, Map<String, Object> effective,
     return of(config.withStore(store), warnings, sourceName);
   }
 
+  /** This policy as a dry run: every enforcing rule in shadow mode, shown as {@code mode: shadow}. */
+  public LoadedPolicy withDryRun() {
+    return config.policy().dryRun() ? this : of(config.withDryRun(), warnings, sourceName);
+  }
+
   /** One line for logs: {@code 5 rules, 6 routes, global [backstop]}. */
   public String summary() {
     return config.policy().rules().size() + " rules, " + config.policy().routes().size()
-        + " routes, global " + config.policy().global().stream().map(r -> r.name()).toList();
+        + " routes, global " + config.policy().global().stream().map(r -> r.name()).toList()
+        + (config.policy().dryRun() ? ", dry run (every rule in shadow mode)" : "");
   }
 }

@@ -82,8 +82,16 @@ public record PolicyConfig(
     return ResponseSpec.newBuilder().rateLimitHeaders(r.rateLimitHeaders())
         .ietfHeaders(r.ietfHeaders()).htmlTemplate(r.htmlTemplate())
         .unavailableStatus(r.unavailableStatus())
-        .unavailableHtmlTemplate(r.unavailableHtmlTemplate()).cors(c.toCors())
+        .unavailableHtmlTemplate(r.unavailableHtmlTemplate())
+        .jsonTemplate(r.jsonTemplate()).unavailableJsonTemplate(r.unavailableJsonTemplate())
+        .cors(c.toCors())
         .limitPreflights(c.limitPreflights()).build();
+  }
+
+  /** This config with every enforcing rule in shadow mode ({@code sluice serve --dry-run}). */
+  public PolicyConfig withDryRun() {
+    return new PolicyConfig(policy.withDryRun(), response, cors, websocket, gateway, store, source,
+        trust, moderation, rules, domains, rls);
   }
 
   /** This config with other store settings. */

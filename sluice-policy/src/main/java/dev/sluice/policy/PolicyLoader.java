@@ -52,7 +52,7 @@ public final class PolicyLoader {
 
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
       "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation",
-      "domains", "rls", "domain", "descriptors");
+      "domains", "rls", "domain", "descriptors", "allow", "mode");
 
   private PolicyLoader() {}
 
@@ -137,6 +137,7 @@ public final class PolicyLoader {
     }
     doc.get("version", "1", Values.integer(1, 1), 1);
     Policy.Builder policy = Policy.builder();
+    Toplevel.read(walk, doc, policy);
     TrustSettings trust = TrustSection.read(walk, doc, policy);
     Set<String> dimensions = DimensionsSection.read(walk, doc, policy);
     RulesSection.Result rules = RulesSection.read(walk, doc, dimensions);

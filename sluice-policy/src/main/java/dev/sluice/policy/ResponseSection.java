@@ -20,7 +20,10 @@ import java.util.List;
 final class ResponseSection {
 
   static final List<String> KEYS = List.of("rateLimitHeaders", "ietfHeaders", "htmlTemplate",
-      "unavailableStatus", "unavailableHtmlTemplate");
+      "unavailableStatus", "unavailableHtmlTemplate", "jsonTemplate", "unavailableJsonTemplate");
+
+  private static final String JSON_EXPECTED = "a JSON object with placeholders like "
+      + "{{retryAfter}} written bare, e.g. '{\"error\":\"slow down\",\"retryAfter\":{{retryAfter}}}'";
 
   private ResponseSection() {}
 
@@ -47,8 +50,16 @@ final class ResponseSection {
     String unavailablePath = o.get("unavailableHtmlTemplate", "a path to an HTML file", TEXT,
         null);
     String unavailableTemplate = template(walk, o, "unavailableHtmlTemplate", unavailablePath);
+    String json = o.get("jsonTemplate", JSON_EXPECTED, text -> {
+      ResponseSpec.newBuilder().jsonTemplate(text);
+      return text;
+    }, null);
+    String unavailableJson = o.get("unavailableJsonTemplate", JSON_EXPECTED, text -> {
+      ResponseSpec.newBuilder().unavailableJsonTemplate(text);
+      return text;
+    }, null);
     return new ResponseSettings(rl, ietf, template, unavailable, unavailableTemplate,
-        templatePath, unavailablePath);
+        templatePath, unavailablePath, json, unavailableJson);
   }
 
   /** The contents of the HTML file at {@code key}, relative to the policy file; null if none. */

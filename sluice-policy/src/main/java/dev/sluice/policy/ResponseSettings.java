@@ -15,10 +15,21 @@ import dev.sluice.core.http.ResponseSpec;
  * @param unavailableHtmlTemplate the HTML page for that refusal, or null for the built-in page
  * @param htmlTemplatePath {@code htmlTemplate} as written in the file, or null
  * @param unavailableHtmlTemplatePath {@code unavailableHtmlTemplate} as written, or null
+ * @param jsonTemplate the 429's JSON body with {@code {{retryAfter}}}-style placeholders, or null
+ *     for the built-in body
+ * @param unavailableJsonTemplate the JSON body of that store-outage refusal, or null
  */
 public record ResponseSettings(boolean rateLimitHeaders, boolean ietfHeaders, String htmlTemplate,
     int unavailableStatus, String unavailableHtmlTemplate, String htmlTemplatePath,
-    String unavailableHtmlTemplatePath) {
+    String unavailableHtmlTemplatePath, String jsonTemplate, String unavailableJsonTemplate) {
+
+  /** Settings with the built-in JSON bodies. */
+  public ResponseSettings(boolean rateLimitHeaders, boolean ietfHeaders, String htmlTemplate,
+      int unavailableStatus, String unavailableHtmlTemplate, String htmlTemplatePath,
+      String unavailableHtmlTemplatePath) {
+    this(rateLimitHeaders, ietfHeaders, htmlTemplate, unavailableStatus, unavailableHtmlTemplate,
+        htmlTemplatePath, unavailableHtmlTemplatePath, null, null);
+  }
 
   public static final int DEFAULT_UNAVAILABLE_STATUS = ResponseSpec.DEFAULT_UNAVAILABLE_STATUS;
 

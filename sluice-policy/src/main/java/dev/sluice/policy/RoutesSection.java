@@ -29,7 +29,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 final class RoutesSection {
 
   static final List<String> KEYS =
-      List.of("name", "methods", "paths", "websocket", "rules", "exempt", "cost");
+      List.of("name", "methods", "paths", "websocket", "rules", "exempt", "cost", "hosts",
+          "headers", "from");
 
   private record RouteCost(String path, Node node, long cost, List<String> rules) {}
 
@@ -65,7 +66,8 @@ final class RoutesSection {
     for (Node rn : seq.getValue()) {
       String path = "routes[" + i++ + "]";
       Mapping r = Mapping.of(walk, rn, path, KEYS,
-          "a mapping with name, methods, paths, websocket, rules, exempt, cost");
+          "a mapping with name, methods, paths, websocket, rules, exempt, cost, hosts, headers, "
+              + "from");
       if (r == null) {
         continue;
       }
@@ -84,6 +86,13 @@ final class RoutesSection {
       Boolean websocket = r.get("websocket", "true (only upgrades) or false (never upgrades); "
           + "leave it out for either", BOOLEAN, null);
       boolean exempt = r.get("exempt", "true or false", BOOLEAN, false);
+      List<String> hosts = r.list("hosts", "host names like api.example.com or *.example.com",
+          text -> {
+            Route.builder("x").host(text);
+            return text;
+          }, List.of());
+      List<String> from = r.list("from", Toplevel.NETWORK, Toplevel::network, List.of());
+      Map<String, String> headers = headers(r);
       long cost = r.get("cost", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE), 1L);
       List<String> rules = r.list("rules", "rule names", CORE_NAME, List.of());
       Node rulesNode = r.node("rules");
@@ -102,6 +111,9 @@ final class RoutesSection {
             "no rules on an exempt route (exempt requests are never limited)");
       }
       methods.forEach(b::method);
+      hosts.forEach(b::host);
+      headers.forEach(b::header);
+      b.from(from);
       paths.forEach(b::path);
       rules.forEach(b::rule);
       b.websocket(websocket).exempt(exempt).cost(cost);
@@ -112,6 +124,30 @@ final class RoutesSection {
         policy.route(b.build());
       }
     }
+  }
+
+  /** {@code headers:}, a mapping of header names to the value each must have ({@code *}: any). */
+  private Map<String, String> headers(Mapping r) {
+    Map<String, String> out = new LinkedHashMap<>();
+    Mapping h = Mapping.of(walk, r.node("headers"), r.path("headers"), null, "a mapping of header names to values, like "
+        + "X-Api-Version: \"2\" (\"*\" for any value)");
+    if (h == null) {
+      return out;
+    }
+    for (String name : h.fields.keySet()) {
+      try {
+        Route.builder("x").header(name, "*");
+      } catch (IllegalArgumentException e) {
+        walk.error(h.fields.get(name).getKeyNode(), h.path(name), quote(name),
+            "an HTTP header name like X-Api-Version");
+        continue;
+      }
+      String value = h.get(name, "a header value, or \"*\" for any value", Values.TEXT, null);
+      if (value != null) {
+        out.put(name, value);
+      }
+    }
+    return out;
   }
 
   private List<String> global(Mapping doc, Policy.Builder policy) {

@@ -14,11 +14,22 @@ import java.util.List;
  * @param ban how long the first refusal bans the key; zero for none
  * @param mode {@code OFF} as well when the off switch turned it off
  * @param offSwitch the environment variable whose {@code 0} turns the rule off, or null
+ * @param delay how long a refused request may wait for its token; zero for none
+ * @param delayQueue how many requests may wait per key
  */
 public record RuleSettings(String key, List<LimitSettings> limits, Duration ban, Mode mode,
-    OnStoreError onStoreError, String sharedBucket, String offSwitch) {
+    OnStoreError onStoreError, String sharedBucket, String offSwitch, Duration delay,
+    int delayQueue) {
 
   public RuleSettings {
     limits = List.copyOf(limits);
+    delay = delay == null ? Duration.ZERO : delay;
+  }
+
+  /** A rule without a delay. */
+  public RuleSettings(String key, List<LimitSettings> limits, Duration ban, Mode mode,
+      OnStoreError onStoreError, String sharedBucket, String offSwitch) {
+    this(key, limits, ban, mode, onStoreError, sharedBucket, offSwitch, Duration.ZERO,
+        dev.sluice.core.Rule.DEFAULT_DELAY_QUEUE);
   }
 }

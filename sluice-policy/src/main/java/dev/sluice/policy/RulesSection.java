@@ -35,7 +35,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 final class RulesSection {
 
   static final List<String> KEYS =
-      List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch");
+      List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch",
+          "delay", "delayQueue");
   static final Map<String, List<String>> LIMIT_KEYS = Map.of(
       "token-bucket", List.of("type", "name", "burst", "refill", "period"),
       "fixed-window", List.of("type", "name", "limit", "window"),
@@ -153,7 +154,18 @@ final class RulesSection {
     String shared = r.get("sharedBucket", "1..128 printable ASCII characters", CORE_NAME,
         Rule.DEFAULT_SHARED_BUCKET);
     b.sharedBucket(shared);
-    return keyOk ? new RuleSettings(key, limits, ban, m, o, shared, offSwitch) : null;
+    Duration delay = r.get("delay", "a duration from 0 to " + Durations.format(Rule.MAX_DELAY)
+        + ", like 500ms", Values.within(Duration.ZERO, Rule.MAX_DELAY), Duration.ZERO);
+    b.delay(delay);
+    long queue = r.get("delayQueue", "a whole number 1..100000", wholeNumber(1, 100_000),
+        (long) Rule.DEFAULT_DELAY_QUEUE);
+    b.delayQueue((int) queue);
+    if (r.has("delayQueue") && !r.has("delay")) {
+      walk.error(r.node("delayQueue"), r.path("delayQueue"), Long.toString(queue),
+          "no delayQueue without a delay (set delay: too, like 500ms)");
+    }
+    return keyOk ? new RuleSettings(key, limits, ban, m, o, shared, offSwitch, delay,
+        (int) queue) : null;
   }
 
   private static String lower(Enum<?> e) {

@@ -171,7 +171,8 @@ class PolicyLoaderTest {
   void unknownKey_isRejected_withSuggestion() {
     assertThat(errors(MINIMAL.replace("    limits:", "    limts: []\n    limits:")))
         .containsExactly("p.yaml:3: rules.analysis.limts : unknown key (expected: did you mean "
-            + "'limits'? one of key, limits, ban, mode, onStoreError, sharedBucket, offSwitch)");
+            + "'limits'? one of key, limits, ban, mode, onStoreError, sharedBucket, offSwitch, "
+            + "delay, delayQueue)");
   }
 
   @Test
@@ -179,7 +180,7 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL + "rule: {}\n")).containsExactly(
         "p.yaml:12: rule : unknown key (expected: did you mean 'rules'? one of version, trust, "
             + "dimensions, rules, routes, global, response, cors, websocket, gateway, store, "
-            + "moderation, domains, rls, domain, descriptors)");
+            + "moderation, domains, rls, domain, descriptors, allow, mode)");
   }
 
   @Test

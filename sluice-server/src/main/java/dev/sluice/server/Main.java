@@ -35,7 +35,7 @@ public final class Main {
   static final String USAGE_TEXT = String.join("\n",
       "Usage: sluice [serve] [--config FILE] [--listen HOST:PORT] [--upstream URL]",
       "                      [--admin HOST:PORT|off] [--store URI] [--io-threads N]",
-      "                      [--rls HOST:PORT]",
+      "                      [--rls HOST:PORT] [--dry-run]",
       "       sluice check [--config FILE]",
       "       sluice moderate [--lists DIR] [--surface SURFACE] [--] TEXT...",
       "       sluice --help | --version",
@@ -53,6 +53,7 @@ public final class Main {
       "                       'off' for no gateway, as for a rate limit service alone)",
       "  --rls HOST:PORT      serve Envoy's rate limit service (gRPC, envoy.service.ratelimit.v3)",
       "                       there, answering by the policy's domains: (also rls.listen)",
+      "  --dry-run            run every rule in shadow mode: decide, count, log, never refuse",
       "  --upstream URL       the app to proxy to, like http://127.0.0.1:3000; default: a built-in",
       "                       demo upstream that answers 200 with a small JSON body",
       "  --admin HOST:PORT    admin listener: /healthz, /livez, /readyz, /metrics, /v1/policy",
@@ -186,6 +187,11 @@ public final class Main {
 
   static ServeOptions parseServe(List<String> args, Map<String, String> env)
       throws UsageException {
+    boolean dryRun = args.contains("--dry-run");
+    if (args.indexOf("--dry-run") != args.lastIndexOf("--dry-run")) {
+      throw new UsageException("--dry-run given twice");
+    }
+    args = args.stream().filter(a -> !a.equals("--dry-run")).toList();
     Map<String, String> o = options(args,
         List.of("--config", "--listen", "--upstream", "--admin", "--store", "--io-threads",
             "--rls"));
@@ -231,7 +237,7 @@ public final class Main {
       }
     }
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
-        ioThreads, rls);
+        ioThreads, rls, dryRun);
   }
 
   static Path parseCheck(List<String> args) throws UsageException {

@@ -39,6 +39,8 @@ final class PolicyReloader implements AutoCloseable {
   private final Metrics metrics;
   private final Log log;
   private final StoreSettings runningStore;
+  /** {@code --dry-run}: every policy installed runs its rules in shadow mode. */
+  private final boolean dryRun;
   private final StoreSettings fileStoreAtStart;
   private volatile Instant loadedAt = Instant.now();
   private byte[] lastDigest;
@@ -46,7 +48,8 @@ final class PolicyReloader implements AutoCloseable {
   private ScheduledExecutorService poller;
 
   PolicyReloader(Path file, Map<String, String> env, AtomicReference<LoadedPolicy> current,
-      StoreSettings fileStoreAtStart, Metrics metrics, Log log) {
+      StoreSettings fileStoreAtStart, Metrics metrics, Log log, boolean dryRun) {
+    this.dryRun = dryRun;
     this.file = file;
     this.env = env;
     this.current = current;
@@ -92,6 +95,9 @@ final class PolicyReloader implements AutoCloseable {
           "running", PolicyLoader.redact(runningStore.uri()));
     }
     LoadedPolicy installed = SluiceServer.withStore(next, runningStore);
+    if (dryRun) {
+      installed = installed.withDryRun();
+    }
     current.set(installed);
     loadedAt = Instant.now();
     metrics.reload(true);

@@ -17,10 +17,18 @@ import java.time.Duration;
  * @param ioThreads the gateway's I/O threads, or 0 for Netty's default (twice the cores)
  * @param rls the Envoy rate limit service's address from {@code --rls}, or null for the policy
  *     file's {@code rls.listen} (none when that is absent too)
+ * @param dryRun {@code --dry-run}: every enforcing rule runs in shadow mode, also after reloads
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
     InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
-    InetSocketAddress rls) {
+    InetSocketAddress rls, boolean dryRun) {
+
+  /** Options without {@code --dry-run}. */
+  public ServeOptions(Path config, InetSocketAddress listen, URI upstream,
+      InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
+      InetSocketAddress rls) {
+    this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, false);
+  }
 
   /** Options without {@code --rls}. */
   public ServeOptions(Path config, InetSocketAddress listen, URI upstream,

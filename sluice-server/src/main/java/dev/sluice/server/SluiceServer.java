@@ -82,6 +82,9 @@ public final class SluiceServer implements AutoCloseable {
             ? env.get("SLUICE_STORE").trim() : fileStore.uri();
     StoreSettings storeSettings = fileStore.withUri(PolicyLoader.storeUri(storeUri));
     LoadedPolicy installed = withStore(loaded, storeSettings);
+    if (options.dryRun()) {
+      installed = installed.withDryRun();
+    }
     AtomicReference<LoadedPolicy> ref = new AtomicReference<>(installed);
 
     StoreHealth health = storeSettings.local() ? StoreHealth.memory()
@@ -106,7 +109,8 @@ public final class SluiceServer implements AutoCloseable {
     PolicyReloader reloader = null;
     Runnable hangup = null;
     try {
-      reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log);
+      reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log,
+          options.dryRun());
       PolicyReloader r = reloader;
       log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
       log.info("store", "store", Stores.describe(storeSettings));

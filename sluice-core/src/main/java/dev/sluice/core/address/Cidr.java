@@ -74,6 +74,11 @@ final class Cidr {
     return (addr[offset + full] & mask) == (network[full] & 0xff);
   }
 
+  /** The network's bytes, host bits cleared; never modified. */
+  byte[] network() {
+    return network;
+  }
+
   int prefix() {
     return prefix;
   }

@@ -45,6 +45,91 @@ public final class Bodies {
     return sb.append('}').toString();
   }
 
+  /**
+   * Placeholders of a JSON body template; each becomes a JSON value, so the template writes
+   * them bare: {@code {"error":"slow down","retryAfter":{{retryAfter}},"rule":{{rule}}}}.
+   * Numbers: {@code retryAfter} (seconds, at least 1), {@code retryAfterMs}, {@code limit},
+   * {@code remaining}; strings (JSON-escaped and quoted, or {@code null}): {@code rule},
+   * {@code limitName}.
+   */
+  public static final java.util.List<String> JSON_PLACEHOLDERS =
+      java.util.List.of("retryAfter", "retryAfterMs", "limit", "remaining", "rule", "limitName");
+
+  /** The 429 JSON body of {@code d}, from {@code template} or the built-in one when null. */
+  public static String refusalJson(Decision d, String template) {
+    return template == null ? refusalJson(d) : fill(template, d);
+  }
+
+  /** The 503 JSON body of {@code d}, from {@code template} or the built-in one when null. */
+  public static String unavailableJson(Decision d, String template) {
+    return template == null ? unavailableJson(d) : fill(template, d);
+  }
+
+  /**
+   * Why {@code template} is not a JSON body template, or null when it is: one JSON value once
+   * each placeholder is filled, naming only {@link #JSON_PLACEHOLDERS}.
+   */
+  public static String jsonTemplateProblem(String template) {
+    StringBuilder sb = new StringBuilder(template.length() + 32);
+    int i = 0;
+    while (i < template.length()) {
+      int open = template.indexOf("{{", i);
+      if (open < 0) {
+        sb.append(template, i, template.length());
+        break;
+      }
+      int close = template.indexOf("}}", open + 2);
+      String name = close < 0 ? null : template.substring(open + 2, close);
+      if (name == null || !JSON_PLACEHOLDERS.contains(name)) {
+        return "placeholder " + (name == null ? template.substring(open) : "{{" + name + "}}")
+            + " is not one of " + JSON_PLACEHOLDERS;
+      }
+      sb.append(template, i, open).append(name.equals("rule") || name.equals("limitName")
+          ? "\"x\"" : "1");
+      i = close + 2;
+    }
+    int start = JsonScan.skipWs(sb, 0);
+    int end = start < sb.length() ? JsonScan.skipValue(sb, start) : -1;
+    if (end < 0 || JsonScan.skipWs(sb, end) != sb.length()
+        || (sb.charAt(start) != '{' && sb.charAt(start) != '[')) {
+      return "not one JSON object or array once placeholders are filled";
+    }
+    return null;
+  }
+
+  private static String fill(String template, Decision d) {
+    StringBuilder sb = new StringBuilder(template.length() + 32);
+    int i = 0;
+    while (i < template.length()) {
+      int open = template.indexOf("{{", i);
+      int close = open < 0 ? -1 : template.indexOf("}}", open + 2);
+      if (close < 0) {
+        sb.append(template, i, template.length());
+        break;
+      }
+      sb.append(template, i, open);
+      switch (template.substring(open + 2, close)) {
+        case "retryAfter" -> sb.append(d.retryAfterSeconds());
+        case "retryAfterMs" -> sb.append(Math.max(0, d.retryAfterMillis()));
+        case "limit" -> sb.append(d.degraded() ? 0 : d.limit());
+        case "remaining" -> sb.append(d.degraded() ? 0 : Math.max(0, d.remaining()));
+        case "rule" -> orNull(sb, d.degraded() ? null : d.rule());
+        case "limitName" -> orNull(sb, d.degraded() ? null : d.limitName());
+        default -> sb.append(template, open, close + 2);
+      }
+      i = close + 2;
+    }
+    return sb.toString();
+  }
+
+  private static void orNull(StringBuilder sb, String s) {
+    if (s == null) {
+      sb.append("null");
+    } else {
+      Json.quote(sb, s);
+    }
+  }
+
   /** The 429 page of {@code d}, from {@code template} or the built-in one when null. */
   public static String refusalHtml(Decision d, String template) {
     String page = template == null ? DEFAULT_HTML : template;

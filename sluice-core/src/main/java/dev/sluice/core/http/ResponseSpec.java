@@ -30,6 +30,8 @@ public final class ResponseSpec {
   private final String htmlTemplate;
   private final int unavailableStatus;
   private final String unavailableHtmlTemplate;
+  private final String jsonTemplate;
+  private final String unavailableJsonTemplate;
   private final Cors cors;
   private final boolean limitPreflights;
 
@@ -39,6 +41,8 @@ public final class ResponseSpec {
     this.htmlTemplate = b.htmlTemplate;
     this.unavailableStatus = b.unavailableStatus;
     this.unavailableHtmlTemplate = b.unavailableHtmlTemplate;
+    this.jsonTemplate = b.jsonTemplate;
+    this.unavailableJsonTemplate = b.unavailableJsonTemplate;
     this.cors = b.cors;
     this.limitPreflights = b.limitPreflights;
   }
@@ -59,6 +63,8 @@ public final class ResponseSpec {
     b.htmlTemplate = htmlTemplate;
     b.unavailableStatus = unavailableStatus;
     b.unavailableHtmlTemplate = unavailableHtmlTemplate;
+    b.jsonTemplate = jsonTemplate;
+    b.unavailableJsonTemplate = unavailableJsonTemplate;
     b.cors = cors;
     b.limitPreflights = limitPreflights;
     return b;
@@ -88,6 +94,16 @@ public final class ResponseSpec {
     return unavailableHtmlTemplate;
   }
 
+  /** The 429 JSON body's template ({@link Bodies#JSON_PLACEHOLDERS}), or null for the built-in. */
+  public String jsonTemplate() {
+    return jsonTemplate;
+  }
+
+  /** The JSON body of a fail-closed refusal while the store cannot answer, or null. */
+  public String unavailableJsonTemplate() {
+    return unavailableJsonTemplate;
+  }
+
   public Cors cors() {
     return cors;
   }
@@ -109,9 +125,10 @@ public final class ResponseSpec {
   /** The body of refusal {@code d}: a page when {@code html}, JSON otherwise. */
   public String body(Decision d, boolean html) {
     if (d.degraded()) {
-      return html ? Bodies.unavailableHtml(d, unavailableHtmlTemplate) : Bodies.unavailableJson(d);
+      return html ? Bodies.unavailableHtml(d, unavailableHtmlTemplate)
+          : Bodies.unavailableJson(d, unavailableJsonTemplate);
     }
-    return html ? Bodies.refusalHtml(d, htmlTemplate) : Bodies.refusalJson(d);
+    return html ? Bodies.refusalHtml(d, htmlTemplate) : Bodies.refusalJson(d, jsonTemplate);
   }
 
   /**
@@ -138,6 +155,8 @@ public final class ResponseSpec {
     private String htmlTemplate;
     private int unavailableStatus = DEFAULT_UNAVAILABLE_STATUS;
     private String unavailableHtmlTemplate;
+    private String jsonTemplate;
+    private String unavailableJsonTemplate;
     private Cors cors = Cors.disabled();
     private boolean limitPreflights;
 
@@ -172,6 +191,35 @@ public final class ResponseSpec {
     public Builder unavailableHtmlTemplate(String template) {
       this.unavailableHtmlTemplate = template(template, "unavailableHtmlTemplate");
       return this;
+    }
+
+    /**
+     * The 429 JSON body, with placeholders {@link Bodies#JSON_PLACEHOLDERS} written bare
+     * ({@code "retryAfter":{{retryAfter}}}); null for the built-in body.
+     */
+    public Builder jsonTemplate(String template) {
+      this.jsonTemplate = jsonTemplate(template, "jsonTemplate");
+      return this;
+    }
+
+    /** The JSON body of a fail-closed refusal while the store cannot answer; null for built-in. */
+    public Builder unavailableJsonTemplate(String template) {
+      this.unavailableJsonTemplate = jsonTemplate(template, "unavailableJsonTemplate");
+      return this;
+    }
+
+    private static String jsonTemplate(String template, String field) {
+      template(template, field);
+      if (template != null) {
+        String problem = Bodies.jsonTemplateProblem(template);
+        if (problem != null) {
+          throw new InvalidValueException(field, template.length() > 60
+              ? template.substring(0, 60) + "..." : template,
+              "a JSON object whose placeholders are " + Bodies.JSON_PLACEHOLDERS + " (" + problem
+                  + ")");
+        }
+      }
+      return template;
     }
 
     public Builder cors(Cors cors) {

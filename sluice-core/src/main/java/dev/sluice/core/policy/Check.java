@@ -15,19 +15,28 @@ import java.util.concurrent.CompletionStage;
 public final class Check {
 
   private static final Check EXEMPT = new Check(List.of(), Identity.empty(), 1, null, true);
+  private static final Check ALLOWLISTED =
+      new Check(List.of(), Identity.empty(), 1, null, true, true);
 
   private final List<Rule> rules;
   private final Identity identity;
   private final long cost;
   private final String route;
   private final boolean exempt;
+  private final boolean allowlisted;
 
   private Check(List<Rule> rules, Identity identity, long cost, String route, boolean exempt) {
+    this(rules, identity, cost, route, exempt, false);
+  }
+
+  private Check(List<Rule> rules, Identity identity, long cost, String route, boolean exempt,
+      boolean allowlisted) {
     this.rules = rules;
     this.identity = identity;
     this.cost = cost;
     this.route = route;
     this.exempt = exempt;
+    this.allowlisted = allowlisted;
   }
 
   /** A check of {@code rules} made outside a policy's routes (a method-level limit). */
@@ -41,6 +50,10 @@ public final class Check {
 
   static Check exemptCheck() {
     return EXEMPT;
+  }
+
+  static Check allowlistedCheck() {
+    return ALLOWLISTED;
   }
 
   public List<Rule> rules() {
@@ -60,8 +73,14 @@ public final class Check {
     return route;
   }
 
+  /** Never limited: an exempt route, or a client on the policy's {@code allow} list. */
   public boolean exempt() {
     return exempt;
+  }
+
+  /** Exempt because the client's address is on the policy's {@code allow} list. */
+  public boolean allowlisted() {
+    return allowlisted;
   }
 
   /** Runs this check on {@code limiter}; exempt checks and checks without rules always pass. */
@@ -77,7 +96,7 @@ public final class Check {
 
   @Override
   public String toString() {
-    return exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
+    return allowlisted ? "Check{allowlisted}" : exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
         + ", identity=" + identity + ", cost=" + cost + "}";
   }
 }

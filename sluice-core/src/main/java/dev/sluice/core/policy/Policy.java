@@ -1,9 +1,11 @@
 package dev.sluice.core.policy;
 
 import dev.sluice.core.Identity;
+import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
 import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.address.Networks;
 import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,6 +26,11 @@ import java.util.Map;
  * <p>Each key dimension a rule uses must have a {@link Source}; {@code ip} is the client address
  * unless declared otherwise. A dimension whose source yields nothing lands in the rule's shared
  * bucket.
+ *
+ * <p>A client whose resolved address is on the {@code allow} list is never limited, whatever the
+ * route (nginx's {@code geo} map to an empty key, express-rate-limit's {@code skip}). A dry-run
+ * policy ({@code mode: shadow}) runs every enforcing rule as a shadow rule: it decides and counts,
+ * and never refuses (nginx's {@code limit_req_dry_run}), for a first deployment.
  */
 public final class Policy {
 
@@ -32,12 +39,21 @@ public final class Policy {
   private final List<Rule> global;
   private final Map<String, Source> dimensions;
   private final ClientAddressResolver clientAddress;
+  private final Networks allow;
+  private final boolean dryRun;
   /** Per route, in order: its rules followed by the global ones, built once. */
   private final List<List<Rule>> selections;
 
   private Policy(Builder b) {
     // In the order given: a policy file's effective form lists rules and dimensions as written.
-    this.rules = Collections.unmodifiableMap(new LinkedHashMap<>(b.rules));
+    Map<String, Rule> given = new LinkedHashMap<>(b.rules);
+    if (b.dryRun) {
+      given.replaceAll((name, rule) -> rule.mode() == Mode.ENFORCE
+          ? rule.toBuilder().mode(Mode.SHADOW).build() : rule);
+    }
+    this.rules = Collections.unmodifiableMap(given);
+    this.allow = b.allow;
+    this.dryRun = b.dryRun;
     this.routes = List.copyOf(b.routes);
     this.dimensions = Collections.unmodifiableMap(new LinkedHashMap<>(b.dimensions));
     this.clientAddress = b.clientAddress;
@@ -66,10 +82,13 @@ public final class Policy {
     String method = request.method() == null ? "" : request.method().toUpperCase(Locale.ROOT);
     String[] path = PathPattern.normalize(request.path());
     boolean upgrade = request.websocketUpgrade();
+    if (!allow.isEmpty() && allow.contains(request.clientAddress(clientAddress))) {
+      return Check.allowlistedCheck();
+    }
     Route matched = null;
     List<Rule> selected = global;
     for (int i = 0; i < routes.size(); i++) {
-      if (routes.get(i).matches(method, path, upgrade)) {
+      if (routes.get(i).matches(method, path, upgrade, request, clientAddress)) {
         matched = routes.get(i);
         selected = selections.get(i);
         break;
@@ -124,9 +143,35 @@ public final class Policy {
     return clientAddress;
   }
 
+  /** Client networks never limited; empty when there are none. */
+  public Networks allow() {
+    return allow;
+  }
+
+  /** True when every enforcing rule runs as a shadow rule ({@code mode: shadow}, {@code --dry-run}). */
+  public boolean dryRun() {
+    return dryRun;
+  }
+
+  /** This policy with every enforcing rule in shadow mode; this one when it already is. */
+  public Policy withDryRun() {
+    if (dryRun) {
+      return this;
+    }
+    Builder b = new Builder();
+    rules.values().forEach(b::rule);
+    routes.forEach(b::route);
+    global.forEach(rule -> b.global(rule.name()));
+    dimensions.forEach(b::dimension);
+    b.clientAddress = clientAddress;
+    b.allow = allow;
+    return b.dryRun(true).build();
+  }
+
   @Override
   public String toString() {
-    return "Policy{rules=" + rules.values() + ", routes=" + routes + ", global=" + global + "}";
+    return "Policy{rules=" + rules.values() + ", routes=" + routes + ", global=" + global
+        + (allow.isEmpty() ? "" : ", allow=" + allow) + (dryRun ? ", dryRun" : "") + "}";
   }
 
   /** Builds a {@link Policy}; {@link #build()} checks that every reference resolves. */
@@ -136,6 +181,8 @@ public final class Policy {
     private final List<String> global = new ArrayList<>();
     private final Map<String, Source> dimensions = new LinkedHashMap<>();
     private ClientAddressResolver clientAddress = ClientAddressResolver.direct();
+    private Networks allow = Networks.none();
+    private boolean dryRun;
 
     private Builder() {
       dimensions.put("ip", Source.clientAddress());
@@ -171,6 +218,18 @@ public final class Policy {
 
     public Builder clientAddress(ClientAddressResolver resolver) {
       this.clientAddress = Checks.notNull(resolver, "clientAddress");
+      return this;
+    }
+
+    /** Client networks ({@code 10.0.0.0/8}, {@code ::1}) whose requests are never limited. */
+    public Builder allow(List<String> cidrs) {
+      this.allow = Networks.parse(cidrs, "allow");
+      return this;
+    }
+
+    /** Runs every enforcing rule as a shadow rule: decide and count, never refuse. */
+    public Builder dryRun(boolean on) {
+      this.dryRun = on;
       return this;
     }
 

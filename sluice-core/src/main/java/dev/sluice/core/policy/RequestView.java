@@ -19,6 +19,12 @@ public interface RequestView {
   /** Every value of a header, in arrival order (several header lines); empty when absent. */
   List<String> headers(String name);
 
+  /** The first value of a header, or null; override to read it without building a list. */
+  default String header(String name) {
+    List<String> values = headers(name);
+    return values.isEmpty() ? null : values.get(0);
+  }
+
   /** The first value of a cookie, or null. */
   String cookie(String name);
 

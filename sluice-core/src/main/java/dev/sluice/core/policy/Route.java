@@ -1,16 +1,24 @@
 package dev.sluice.core.policy;
 
+import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.address.Networks;
 import dev.sluice.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * Which requests a set of rules applies to: methods, path patterns and whether the request is a
- * WebSocket upgrade. An exempt route is never limited (health checks). Immutable.
+ * Which requests a set of rules applies to: methods, path patterns, whether the request is a
+ * WebSocket upgrade, and optionally hosts, header values and client networks; every condition
+ * given must hold. An exempt route is never limited (health checks). Immutable.
+ *
+ * <p>The cheap conditions are tried first; hosts, headers and networks are read only for routes
+ * that name them, so a policy without them pays nothing for them.
  */
 public final class Route {
 
@@ -21,6 +29,12 @@ public final class Route {
   private final List<String> rules;
   private final boolean exempt;
   private final long cost;
+  private final List<String> hosts;
+  /** Header names (lower case) and the value each must have; {@code *} for any value. */
+  private final Map<String, String> headers;
+  private final String[] headerNames;
+  private final String[] headerValues;
+  private final Networks from;
 
   private Route(Builder b) {
     this.name = b.name;
@@ -30,6 +44,11 @@ public final class Route {
     this.rules = List.copyOf(b.rules);
     this.exempt = b.exempt;
     this.cost = b.cost;
+    this.hosts = List.copyOf(b.hosts);
+    this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
+    this.headerNames = headers.keySet().toArray(new String[0]);
+    this.headerValues = headers.values().toArray(new String[0]);
+    this.from = b.from;
   }
 
   public static Builder builder(String name) {
@@ -70,6 +89,68 @@ public final class Route {
     return cost;
   }
 
+  /** Host names matched (lower case; {@code *.example.com} for its subdomains); empty means any. */
+  public List<String> hosts() {
+    return hosts;
+  }
+
+  /** Header names (lower case) and the value each must have, {@code *} for any; empty: none. */
+  public Map<String, String> headers() {
+    return headers;
+  }
+
+  /** Client networks matched; empty means any client. */
+  public Networks from() {
+    return from;
+  }
+
+  boolean matches(String method, String[] path, boolean upgrade, RequestView request,
+      ClientAddressResolver resolver) {
+    if (!matches(method, path, upgrade)) {
+      return false;
+    }
+    if (!hosts.isEmpty() && !hostMatches(request.header("host"))) {
+      return false;
+    }
+    for (int i = 0; i < headerNames.length; i++) {
+      String v = request.header(headerNames[i]);
+      if (v == null || (!headerValues[i].equals("*") && !headerValues[i].equals(v.strip()))) {
+        return false;
+      }
+    }
+    return from.isEmpty() || from.contains(request.clientAddress(resolver));
+  }
+
+  /** The Host header without its port, compared ignoring case; a trailing dot is ignored. */
+  private boolean hostMatches(String host) {
+    if (host == null) {
+      return false;
+    }
+    String h = host.strip();
+    int end = h.length();
+    if (h.startsWith("[")) {
+      int close = h.indexOf(']');
+      end = close < 0 ? end : close + 1;
+    } else {
+      int colon = h.lastIndexOf(':');
+      end = colon < 0 ? end : colon;
+    }
+    if (end > 0 && h.charAt(end - 1) == '.') {
+      end--;
+    }
+    for (String pattern : hosts) {
+      if (pattern.startsWith("*.")) {
+        int n = pattern.length() - 1; // ".example.com"
+        if (end > n && h.regionMatches(true, end - n, pattern, 1, n)) {
+          return true;
+        }
+      } else if (end == pattern.length() && h.regionMatches(true, 0, pattern, 0, end)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   boolean matches(String method, String[] path, boolean upgrade) {
     if (websocket != null && websocket != upgrade) {
       return false;
@@ -91,7 +172,10 @@ public final class Route {
   @Override
   public String toString() {
     return "Route{" + name + ", methods=" + methods + ", paths=" + paths + ", websocket="
-        + websocket + (exempt ? ", exempt" : ", rules=" + rules) + "}";
+        + websocket + (hosts.isEmpty() ? "" : ", hosts=" + hosts)
+        + (headers.isEmpty() ? "" : ", headers=" + headers)
+        + (from.isEmpty() ? "" : ", from=" + from)
+        + (exempt ? ", exempt" : ", rules=" + rules) + "}";
   }
 
   /** Builds a {@link Route}. */
@@ -103,6 +187,12 @@ public final class Route {
     private final List<String> rules = new ArrayList<>();
     private boolean exempt;
     private long cost = 1;
+    private final List<String> hosts = new ArrayList<>();
+    private final Map<String, String> headers = new LinkedHashMap<>();
+    private Networks from = Networks.none();
+
+    private static final String HOST =
+        "[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*";
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");
@@ -137,6 +227,38 @@ public final class Route {
 
     public Builder cost(long cost) {
       this.cost = Checks.positive(cost, "cost");
+      return this;
+    }
+
+    /**
+     * A host the request's {@code Host} must name (its port ignored, case ignored), or
+     * {@code *.example.com} for any subdomain of {@code example.com} (not the name itself).
+     */
+    public Builder host(String host) {
+      Checks.notNull(host, "host");
+      String h = host.strip().toLowerCase(Locale.ROOT);
+      String bare = h.startsWith("*.") ? h.substring(2) : h;
+      if (!bare.matches(HOST)) {
+        throw Checks.invalid("host", host, "a host name like api.example.com or *.example.com");
+      }
+      hosts.add(h);
+      return this;
+    }
+
+    /** A header the request must carry with exactly {@code value}, or with any value for {@code *}. */
+    public Builder header(String name, String value) {
+      Checks.name(name, "header");
+      Checks.notNull(value, "header value");
+      if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+        throw Checks.invalid("header", name, "an HTTP header name like X-Api-Version");
+      }
+      headers.put(name.toLowerCase(Locale.ROOT), value.strip());
+      return this;
+    }
+
+    /** Client networks (the resolved address, after trusted proxies) the route applies to. */
+    public Builder from(List<String> cidrs) {
+      this.from = Networks.parse(cidrs, "from");
       return this;
     }
 

@@ -45,6 +45,10 @@ public final class Metrics implements GatewayEvents {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final SluiceMetrics meters = new SluiceMetrics(registry);
   private final Map<String, Counter> closes = new ConcurrentHashMap<>();
+  /** By kind (http, ws-connect): bounded. */
+  private final Map<String, Counter> allowlisted = new ConcurrentHashMap<>();
+  /** By rule name: bounded by the policy, past {@link #MAX_LABELS} counted as _other. */
+  private final Map<String, Counter> delayed = new ConcurrentHashMap<>();
   /** By "surface,reason": both come from the moderation module's enums, so the set is bounded. */
   private final Map<String, Counter> moderation = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> lastShadowLog = new ConcurrentHashMap<>();
@@ -250,6 +254,28 @@ public final class Metrics implements GatewayEvents {
     closes.computeIfAbsent(l, k -> Counter.builder("sluice.websocket.closes")
         .description("WebSocket closes by close code.").tag("code", k).register(registry))
         .increment();
+  }
+
+  @Override
+  public void allowlisted(String kind) {
+    allowlisted.computeIfAbsent(kind, k -> Counter.builder("sluice.allowlisted")
+        .description("Requests never limited because their client is on the allow list.")
+        .tag("kind", k).register(registry)).increment();
+  }
+
+  /** Requests of {@code kind} that skipped every rule by the allow list. */
+  public long allowlistedCount(String kind) {
+    Counter c = allowlisted.get(kind);
+    return c == null ? 0 : (long) c.count();
+  }
+
+  @Override
+  public void delayed(String kind, String rule) {
+    String l = delayed.size() < MAX_LABELS || delayed.containsKey(rule) ? rule : "_other";
+    delayed.computeIfAbsent(l, k -> Counter.builder("sluice.delayed")
+        .description("Requests a rule refused that waited for their token (the rule's delay); "
+            + "the decision after the wait is counted in sluice_decisions_total.")
+        .tag("rule", k).register(registry)).increment();
   }
 
   @Override

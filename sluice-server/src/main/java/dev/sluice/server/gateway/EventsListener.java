@@ -35,6 +35,16 @@ final class EventsListener implements RateLimitListener {
   }
 
   @Override
+  public void allowlisted(String kind) {
+    events.allowlisted(kind);
+  }
+
+  @Override
+  public void delayed(String kind, String rule) {
+    events.delayed(kind, rule);
+  }
+
+  @Override
   public void webSocketOpened() {
     events.webSocketOpened();
   }

@@ -39,6 +39,12 @@ public interface GatewayEvents {
   default void banApplied(String kind, Decision decision, String key) {}
 
   /** A WebSocket connection to the client was opened (after the upgrade). */
+  /** A request skipped every rule: its client is on the policy's {@code allow} list. */
+  default void allowlisted(String kind) {}
+
+  /** A request refused by {@code rule} waits for its token (the rule's {@code delay}). */
+  default void delayed(String kind, String rule) {}
+
   default void webSocketOpened() {}
 
   /** A WebSocket connection was closed with {@code code} (1000, 1008, 1009, 1013, 1006 abnormal...). */

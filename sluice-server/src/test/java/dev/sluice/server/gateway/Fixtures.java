@@ -92,6 +92,18 @@ final class Fixtures {
     final List<String> failures = new CopyOnWriteArrayList<>();
     final AtomicLong opened = new AtomicLong();
     final List<String> moderated = new CopyOnWriteArrayList<>();
+    final List<String> allowlisted = new CopyOnWriteArrayList<>();
+    final List<String> delayed = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void allowlisted(String kind) {
+      allowlisted.add(kind);
+    }
+
+    @Override
+    public void delayed(String kind, String rule) {
+      delayed.add(rule);
+    }
 
     @Override
     public void moderated(String surface, String reason) {

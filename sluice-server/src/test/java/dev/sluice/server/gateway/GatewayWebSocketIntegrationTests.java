@@ -88,6 +88,21 @@ class GatewayWebSocketIntegrationTests {
   }
 
   @Test
+  void allowListedClient_skipsConnectRuleAndConnectionCaps() throws Exception {
+    // One connect per minute, one connection per address: the allow list lifts both.
+    start(policy(1).allow(java.util.List.of("127.0.0.0/8")).build(),
+        ws(false, 1, 3, null, 65536, null, Map.of(), 0));
+    for (int i = 0; i < 3; i++) {
+      WsClient c = open();
+      assertThat(c.send("x" + i)).isTrue();
+      assertThat(c.next()).isEqualTo("x" + i);
+    }
+    assertThat(h.events.opened.get()).isEqualTo(3);
+    assertThat(h.events.allowlisted).containsExactly("ws-connect", "ws-connect", "ws-connect");
+    assertThat(h.events.decisions).isEmpty();
+  }
+
+  @Test
   void refusedConnect_beforeUpgrade_is429() throws Exception {
     start(policy(1).build(), ws(true, 55, 3, null, 65536, null, Map.of(), 0));
     open();

@@ -239,12 +239,24 @@ final class LettuceStore implements Store {
 
   @Override
   public CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
-    return guarded(() -> admin.unban(rule, key));
+    return guarded(() -> forgetting(rule, key, admin.unban(rule, key)));
   }
 
   @Override
   public CompletionStage<Boolean> resetAsync(Rule rule, String key) {
-    return guarded(() -> admin.reset(rule, key));
+    return guarded(() -> forgetting(rule, key, admin.reset(rule, key)));
+  }
+
+  /** Drops the key's cached refusal once Redis has changed it, so the next check asks Redis. */
+  private <T> CompletableFuture<T> forgetting(Rule rule, String key, CompletableFuture<T> done) {
+    if (refusals == null) {
+      return done;
+    }
+    String coreKey = rule.keyFor(rule.identityOf(key));
+    return done.thenApply(v -> {
+      refusals.forget(coreKey);
+      return v;
+    });
   }
 
   private static <T> CompletionStage<T> guarded(java.util.function.Supplier<

@@ -17,10 +17,19 @@ import java.time.Duration;
  * @param ioThreads the gateway's I/O threads, or 0 for Netty's default (twice the cores)
  * @param rls the Envoy rate limit service's address from {@code --rls}, or null for the policy
  *     file's {@code rls.listen} (none when that is absent too)
+ * @param adminTokenFile the file holding the admin API's bearer token
+ *     ({@code --admin-token-file} or {@code SLUICE_ADMIN_TOKEN_FILE}), or null for none
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
     InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
-    InetSocketAddress rls) {
+    InetSocketAddress rls, Path adminTokenFile) {
+
+  /** Options without an admin token. */
+  public ServeOptions(Path config, InetSocketAddress listen, URI upstream,
+      InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
+      InetSocketAddress rls) {
+    this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, null);
+  }
 
   /** Options without {@code --rls}. */
   public ServeOptions(Path config, InetSocketAddress listen, URI upstream,

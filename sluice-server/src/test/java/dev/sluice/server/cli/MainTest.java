@@ -119,7 +119,7 @@ class MainTest {
     Run unknownCommand = run(Map.of(), "launch");
     assertThat(unknownCommand.code()).isEqualTo(Main.USAGE).isEqualTo(64);
     assertThat(unknownCommand.err()).startsWith(
-        "sluice: unknown command 'launch' (expected: serve, check or moderate)\n\nUsage:");
+        "sluice: unknown command 'launch' (expected: serve, check, moderate or admin)\n\nUsage:");
     assertThat(run(Map.of(), "serve", "--port", "8080").err()).startsWith(
         "sluice: unknown option '--port' (expected: one of --config, --listen, --upstream, "
             + "--admin, --store, --io-threads, --rls)");

@@ -91,6 +91,15 @@ final class LettuceStore implements Store {
     return keys;
   }
 
+  /** Refusal notes sent to Redis for the admin API (see RedisAdmin). */
+  long adminNotes() {
+    return admin.notes();
+  }
+
+  boolean adminNotesSettled() {
+    return admin.notesSettled();
+  }
+
   int refusalCacheEntries() {
     return refusals == null ? 0 : refusals.size();
   }

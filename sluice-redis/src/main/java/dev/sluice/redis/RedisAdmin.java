@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  * by the Redis time they were last refused, kept to {@value #KEEP} members and one day. A check
  * that Redis refuses sends one more call (note) after its answer, not waited for; allowed checks
  * and refusals answered by the refusal cache send none, so a flood from one key costs about one
- * note per retry-after. Why a sorted set rather than SCAN over the rule's keys: a SCAN walks the
+ * note per retry-after. Notes go outside the circuit and the in-flight bound, so they never take
+ * a decision's place; at most {@value #MAX_NOTES_IN_FLIGHT} at a time, past that they are dropped. Why a sorted set rather than SCAN over the rule's keys: a SCAN walks the
  * whole keyspace (every master of a cluster) to find a few refusing keys, and cannot tell which
  * was refused last; the set costs O(log n) per Redis refusal and answers a listing with one
  * ZREVRANGE.
@@ -35,6 +36,11 @@ final class RedisAdmin {
   private final Calls calls;
   private final Supplier<String> clock;
   private final RuleCodec codec = new RuleCodec();
+  static final int MAX_NOTES_IN_FLIGHT = 64;
+  private final java.util.concurrent.Semaphore notesInFlight =
+      new java.util.concurrent.Semaphore(MAX_NOTES_IN_FLIGHT);
+  private final java.util.concurrent.atomic.AtomicLong notes =
+      new java.util.concurrent.atomic.AtomicLong();
 
   RedisAdmin(Keys keys, Calls calls, Supplier<String> clock) {
     this.keys = keys;
@@ -56,9 +62,23 @@ final class RedisAdmin {
       String core = coreKeys.get(i);
       String[] k = {refusedSet(core)};
       String[] a = {clock.get(), core.substring(core.indexOf(':') + 1), KEEP_ARG, TTL_MS};
-      calls.<Long>call("note", c -> calls.run(c, Scripts.NOTE, ScriptOutputType.INTEGER, k, a))
-          .exceptionally(e -> 0L);
+      if (!notesInFlight.tryAcquire()) {
+        continue;
+      }
+      notes.incrementAndGet();
+      calls.send(c -> calls.run(c, Scripts.NOTE, ScriptOutputType.INTEGER, k, a))
+          .whenComplete((r, e) -> notesInFlight.release());
     }
+  }
+
+  /** Notes sent so far: Redis script calls that are not decisions (tests count them apart). */
+  long notes() {
+    return notes.get();
+  }
+
+  /** True when no note is on its way. */
+  boolean notesSettled() {
+    return notesInFlight.availablePermits() == MAX_NOTES_IN_FLIGHT;
   }
 
   CompletableFuture<List<KeyState>> refused(Rule rule, int limit) {

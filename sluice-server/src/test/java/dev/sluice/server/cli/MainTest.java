@@ -122,7 +122,7 @@ class MainTest {
         "sluice: unknown command 'launch' (expected: serve, check, moderate or admin)\n\nUsage:");
     assertThat(run(Map.of(), "serve", "--port", "8080").err()).startsWith(
         "sluice: unknown option '--port' (expected: one of --config, --listen, --upstream, "
-            + "--admin, --store, --io-threads, --rls)");
+            + "--admin, --store, --io-threads, --rls, --admin-token-file)");
     assertThat(run(Map.of(), "serve", "--io-threads", "0").err()).startsWith(
         "sluice: --io-threads : \"0\" (expected: 1..1024)");
     assertThat(run(Map.of(), "serve", "--io-threads", "many").err()).startsWith(

@@ -71,6 +71,58 @@ final class KeyTemplate {
     return sb.toString();
   }
 
+  /** The identity whose key text (the key without the rule name) is {@code key}. */
+  Identity identityOf(String key, String sharedBucket) {
+    Checks.notNull(key, "key");
+    String[] parts = key.split(":", -1);
+    if (parts.length != dimensions.length) {
+      throw badKey(key, dimensions.length + " escaped value(s) joined by ':', for " + source);
+    }
+    Identity identity = Identity.empty();
+    for (int i = 0; i < parts.length; i++) {
+      String part = parts[i];
+      if (part.equals("~" + sharedBucket)) {
+        continue;
+      }
+      if (part.startsWith("#")) {
+        throw badKey(key, "no digest: values past " + MAX_VALUE_LENGTH
+            + " characters are hashed and cannot be named");
+      }
+      identity = identity.with(dimensions[i], percentDecode(key, part));
+    }
+    if (!keyOf("r", identity, sharedBucket).equals("r:" + key)) {
+      throw badKey(key, "values escaped as listed (percent-encoded UTF-8 for ':', '%', "
+          + "braces, '~', '#', spaces and non-ASCII)");
+    }
+    return identity;
+  }
+
+  private static InvalidValueException badKey(String key, String expected) {
+    return Checks.invalid("key", "\"" + key + "\"", expected);
+  }
+
+  private static String percentDecode(String key, String part) {
+    if (part.indexOf('%') < 0) {
+      return part;
+    }
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(part.length());
+    for (int i = 0; i < part.length(); i++) {
+      char c = part.charAt(i);
+      if (c != '%') {
+        bytes.write(c);
+        continue;
+      }
+      int hi = i + 2 < part.length() ? Character.digit(part.charAt(i + 1), 16) : -1;
+      int lo = hi < 0 ? -1 : Character.digit(part.charAt(i + 2), 16);
+      if (lo < 0) {
+        throw badKey(key, "'%' followed by two hex digits");
+      }
+      bytes.write(hi << 4 | lo);
+      i += 2;
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
   /** True when {@link #appendEscaped} would copy {@code value} unchanged and it is not blank. */
   private static boolean isPlain(String value) {
     int n = value.length();

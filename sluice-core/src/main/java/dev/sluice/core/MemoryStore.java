@@ -3,6 +3,7 @@ package dev.sluice.core;
 import dev.sluice.core.MemoryTable.Segment;
 import dev.sluice.core.internal.Checks;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,6 +43,9 @@ final class MemoryStore implements Store {
   private final ConcurrentHashMap<String, MemoryTable> tables = new ConcurrentHashMap<>();
   private final AtomicInteger tableIds = new AtomicInteger();
   private final MemoryLeases leases = new MemoryLeases();
+  /** Per rule name, so a reload keeps them: the keys refused lately (see RecentRefusals). */
+  private final ConcurrentHashMap<String, RecentRefusals> refused = new ConcurrentHashMap<>();
+  private final MemoryAdmin admin = new MemoryAdmin(this);
   /** Keys in the tables, the overflow buckets included. */
   private final AtomicLong live = new AtomicLong();
   private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -76,16 +80,28 @@ final class MemoryStore implements Store {
   }
 
   /** A table cached by the rule that uses it, for the store that made it. */
-  private record Binding(MemoryStore store, MemoryTable table) {}
+  private record Binding(MemoryStore store, MemoryTable table, RecentRefusals refused) {}
 
-  private MemoryTable table(Rule rule) {
+  MemoryTable table(Rule rule) {
     if (rule.memoryBinding instanceof Binding b && b.store == this) {
       return b.table;
     }
     MemoryTable t = tables.computeIfAbsent(rule.layout(),
         l -> new MemoryTable(tableIds.incrementAndGet(), StateLayout.of(rule), segments, true));
-    rule.memoryBinding = new Binding(this, t);
+    rule.memoryBinding = new Binding(this, t, refusals(rule));
     return t;
+  }
+
+  RecentRefusals refusals(Rule rule) {
+    if (rule.memoryBinding instanceof Binding b && b.store == this) {
+      return b.refused;
+    }
+    return refused.computeIfAbsent(rule.name(), n -> new RecentRefusals());
+  }
+
+  /** Off the allowed path: notes a refused key for the admin API (two stores, no allocation). */
+  private void noteRefused(Rule rule, long ka, Identity identity) {
+    refusals(rule).record(ka, identity, now());
   }
 
   /** Where one check's keys are found; one per verdict buffer, reused. */
@@ -173,6 +189,11 @@ final class MemoryStore implements Store {
     } else {
       MemoryChecks.evaluateMany(this, rules, entries, sc, cost, out);
     }
+    for (int i = 0; i < n; i++) {
+      if (!out.allowed(i)) {
+        noteRefused(rules.get(i), entries[i].ka, identity);
+      }
+    }
   }
 
   /**
@@ -190,6 +211,9 @@ final class MemoryStore implements Store {
     locate(e, rule, hash);
     Algorithm.Probe probe = into.verdicts.probe;
     boolean allowed = decideByCas(rule, e, cost, probe, hash);
+    if (!allowed) {
+      noteRefused(rule, e.ka, identity);
+    }
     into.tokenBucket(rule, allowed, probe.remaining, probe.resetNanos,
         allowed ? 0 : probe.retryAfterNanos);
   }
@@ -400,6 +424,26 @@ final class MemoryStore implements Store {
   @Override
   public int leases(String key) {
     return leases.count(key, now());
+  }
+
+  @Override
+  public CompletionStage<List<KeyState>> refusedAsync(Rule rule, int limit) {
+    return MemoryAdmin.now(() -> admin.refused(rule, limit));
+  }
+
+  @Override
+  public CompletionStage<KeyState> keyStateAsync(Rule rule, String key) {
+    return MemoryAdmin.now(() -> admin.state(rule, key));
+  }
+
+  @Override
+  public CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
+    return MemoryAdmin.now(() -> admin.unban(rule, key));
+  }
+
+  @Override
+  public CompletionStage<Boolean> resetAsync(Rule rule, String key) {
+    return MemoryAdmin.now(() -> admin.reset(rule, key));
   }
 
   @Override

@@ -143,6 +143,26 @@ public final class Rule {
     return key.keyOf(escapedName, identity, sharedBucket);
   }
 
+  /**
+   * The key text of {@code identity} under this rule: {@link #keyFor} without the rule name and
+   * its ':', such as {@code 203.0.113.7} or {@code e1:alice:203.0.113.7}. Admin tools list keys
+   * and take them back in this form.
+   */
+  public String keyText(Identity identity) {
+    return keyFor(identity).substring(escapedName.length() + 1);
+  }
+
+  /**
+   * The identity whose {@link #keyText} is {@code key}: one escaped value per dimension, joined
+   * by ':', or {@code ~<shared bucket>} for a missing one.
+   *
+   * @throws InvalidValueException naming {@code key} when it is not such a text, or names a value
+   *     longer than 256 characters (kept as a digest, which cannot be reversed)
+   */
+  public Identity identityOf(String key) {
+    return this.key.identityOf(key, sharedBucket);
+  }
+
   /** The dimensions the key reads, like {@code [event, user, ip]}. */
   public java.util.List<String> dimensions() {
     return key.dimensions();

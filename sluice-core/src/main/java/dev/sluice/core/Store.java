@@ -95,6 +95,33 @@ public interface Store extends AutoCloseable {
     return now(() -> cooldown(key, policy, event));
   }
 
+  // Incident tools (the admin API). A key is named by its text as Rule#keyText gives it; a store
+  // that keeps no such view fails these stages with UnsupportedOperationException.
+
+  /**
+   * The keys of {@code rule} seen refused lately that still refuse a call of cost 1 (banned or
+   * exhausted), most recently refused first, at most {@code limit} (and {@link KeyState#MAX_LIST}).
+   * A bounded sample kept off the allowed path, not an index of every key: see the store.
+   */
+  default CompletionStage<List<KeyState>> refusedAsync(Rule rule, int limit) {
+    return unsupported();
+  }
+
+  /** The state of {@code key} under {@code rule}; changes nothing. */
+  default CompletionStage<KeyState> keyStateAsync(Rule rule, String key) {
+    return unsupported();
+  }
+
+  /** Lifts the ban of {@code key} under {@code rule}; true if it was banned. Limits stay. */
+  default CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
+    return unsupported();
+  }
+
+  /** Forgets {@code key}'s state under {@code rule} (a full limit, no ban); true if it had any. */
+  default CompletionStage<Boolean> resetAsync(Rule rule, String key) {
+    return unsupported();
+  }
+
   /** Number of keys whose state is held, for metrics. */
   long size();
 
@@ -107,6 +134,11 @@ public interface Store extends AutoCloseable {
    */
   static Store memory(Ticker ticker, int maxKeys) {
     return new MemoryStore(ticker, maxKeys);
+  }
+
+  private <T> CompletionStage<T> unsupported() {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException(
+        "the store " + this + " keeps no admin view"));
   }
 
   private static <T> CompletionStage<T> now(Supplier<T> call) {

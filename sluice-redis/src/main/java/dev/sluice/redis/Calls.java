@@ -108,6 +108,22 @@ final class Calls {
     });
   }
 
+  /**
+   * Sends {@code op} that nobody waits for, outside the circuit and the in-flight bound (the
+   * admin API's notes): completes normally, failed or not, at once when not connected.
+   */
+  CompletableFuture<Void> send(Function<Library.Conn, CompletableFuture<?>> op) {
+    Library.Conn c = connector.conn();
+    if (c == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    try {
+      return within(op.apply(c), ticker.read() + deadlineNanos).handle((r, e) -> null);
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
   /** One entry point on {@code c}; a second command, if any, within the first's deadline. */
   <T> CompletableFuture<T> run(Library.Conn c, Scripts.Script s, ScriptOutputType type,
       String[] keys, String[] args) {

@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.core.Cooldown;
 import dev.sluice.core.Identity;
+import dev.sluice.core.KeyState;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.StoreException;
@@ -111,6 +112,29 @@ final class FallbackStore implements Store {
   public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
     return sync(() -> primary.cooldown(key, policy, event),
         () -> fallback.cooldown(key, policy, event).asDegraded());
+  }
+
+  // The admin view reads and edits Redis, the shared state, only: while Redis fails it fails
+  // too; the fallback's keys are a per-process stand-in that ends with the outage.
+
+  @Override
+  public CompletionStage<List<KeyState>> refusedAsync(Rule rule, int limit) {
+    return primary.refusedAsync(rule, limit);
+  }
+
+  @Override
+  public CompletionStage<KeyState> keyStateAsync(Rule rule, String key) {
+    return primary.keyStateAsync(rule, key);
+  }
+
+  @Override
+  public CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
+    return primary.unbanAsync(rule, key);
+  }
+
+  @Override
+  public CompletionStage<Boolean> resetAsync(Rule rule, String key) {
+    return primary.resetAsync(rule, key);
   }
 
   /** Keys in Redis: the fallback's are a stand-in, not the shared count. */

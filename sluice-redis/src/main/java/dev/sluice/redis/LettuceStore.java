@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.core.Cooldown;
 import dev.sluice.core.Identity;
+import dev.sluice.core.KeyState;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.StoreException;
@@ -36,6 +37,7 @@ final class LettuceStore implements Store {
   private final Calls calls;
   private final Evaluator evaluator;
   private final RefusalCache refusals;
+  private final RedisAdmin admin;
   private final Ticker ticker;
   private final LongSupplier pinned;
   private final long waitNanos;
@@ -53,6 +55,7 @@ final class LettuceStore implements Store {
     this.connector = new Connector(b, library, events, this::warmUp, this::connectionBack);
     this.calls = new Calls(b, connector, library, events);
     this.evaluator = new Evaluator(keys, calls, b.pinnedMicros);
+    this.admin = new RedisAdmin(keys, calls, this::clock);
     this.waitNanos = b.deadlineNanos + Threads.slackNanos(b.deadlineNanos);
     connector.start();
   }
@@ -86,6 +89,15 @@ final class LettuceStore implements Store {
 
   Keys keys() {
     return keys;
+  }
+
+  /** Refusal notes sent to Redis for the admin API (see RedisAdmin). */
+  long adminNotes() {
+    return admin.notes();
+  }
+
+  boolean adminNotesSettled() {
+    return admin.notesSettled();
   }
 
   int refusalCacheEntries() {
@@ -132,13 +144,24 @@ final class LettuceStore implements Store {
       ruleKeys.add(keys.rule(coreKeys.get(i)));
     }
     CompletableFuture<Verdict[]> remote = evaluator.evaluate(rules, ruleKeys, cost);
-    if (refusals == null) {
-      return remote;
-    }
     return remote.thenApply(v -> {
-      refusals.record(rules, coreKeys, cost, Arrays.asList(v), local);
+      if (anyRefused(v)) {
+        admin.noteRefusals(rules, coreKeys, v);
+        if (refusals != null) {
+          refusals.record(rules, coreKeys, cost, Arrays.asList(v), local);
+        }
+      }
       return v;
     });
+  }
+
+  private static boolean anyRefused(Verdict[] verdicts) {
+    for (Verdict v : verdicts) {
+      if (!v.allowed()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // Leases: a sorted set of lease id -> expiry per key (leases.lua).
@@ -209,6 +232,49 @@ final class LettuceStore implements Store {
   @Override
   public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
     return await(cooldownAsync(key, policy, event), "cooldown");
+  }
+
+  // The admin view: see RedisAdmin. A bad key text fails the stage, as every other problem does.
+
+  @Override
+  public CompletionStage<List<KeyState>> refusedAsync(Rule rule, int limit) {
+    return admin.refused(rule, limit);
+  }
+
+  @Override
+  public CompletionStage<KeyState> keyStateAsync(Rule rule, String key) {
+    return guarded(() -> admin.state(rule, key));
+  }
+
+  @Override
+  public CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
+    return guarded(() -> forgetting(rule, key, admin.unban(rule, key)));
+  }
+
+  @Override
+  public CompletionStage<Boolean> resetAsync(Rule rule, String key) {
+    return guarded(() -> forgetting(rule, key, admin.reset(rule, key)));
+  }
+
+  /** Drops the key's cached refusal once Redis has changed it, so the next check asks Redis. */
+  private <T> CompletableFuture<T> forgetting(Rule rule, String key, CompletableFuture<T> done) {
+    if (refusals == null) {
+      return done;
+    }
+    String coreKey = rule.keyFor(rule.identityOf(key));
+    return done.thenApply(v -> {
+      refusals.forget(coreKey);
+      return v;
+    });
+  }
+
+  private static <T> CompletionStage<T> guarded(java.util.function.Supplier<
+      CompletableFuture<T>> call) {
+    try {
+      return call.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Keys in the Redis database (all of them, not only Sluice's; summed over a cluster). */

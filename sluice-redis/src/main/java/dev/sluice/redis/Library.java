@@ -29,7 +29,8 @@ final class Library {
   private static final int UNSUPPORTED = 2;
   private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final Scripts.Script[] SCRIPTS = {Scripts.EVALUATE, Scripts.REFUND,
-      Scripts.BUCKET, Scripts.BUCKETS, Scripts.COOLDOWN, Scripts.LEASES};
+      Scripts.BUCKET, Scripts.BUCKETS, Scripts.COOLDOWN, Scripts.LEASES, Scripts.PEEK,
+      Scripts.UNBAN, Scripts.NOTE};
 
   /** One connection and its commands (the cluster's route by key). */
   record Conn(RedisClusterAsyncCommands<String, String> cmd,

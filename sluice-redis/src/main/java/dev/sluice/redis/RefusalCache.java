@@ -19,10 +19,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * of a check answered from the cache are reported as allowed placeholders: they neither consume
  * nor decide, since the check is refused anyway. At most {@code max} entries; when full, expired
  * entries are swept, and if none expired the new refusal is not cached.
+ *
+ * <p>A ban is the exception to exactness: an operator may lift it (the admin API) on any instance.
+ * This instance forgets the key at once ({@link #forget}); every instance asks Redis again at
+ * least every {@value #BAN_RECHECK_MILLIS} ms while a key is banned, so a lift elsewhere reaches it
+ * within that, at the cost of one Redis call per banned key per second per instance.
  */
 final class RefusalCache {
 
-  private record Entry(Rule rule, long cost, Verdict verdict, long at, long until) {}
+  static final long BAN_RECHECK_MILLIS = 1000;
+  private static final long BAN_RECHECK_NANOS = BAN_RECHECK_MILLIS * 1_000_000L;
+
+  /** {@code until} the refusal holds; {@code ask} when to ask Redis again (a ban's recheck). */
+  private record Entry(Rule rule, long cost, Verdict verdict, long at, long until, long ask) {}
 
   private static final Verdict PLACEHOLDER = Verdict.allowed(0, 0, 0, Double.NaN);
 
@@ -48,7 +57,7 @@ final class RefusalCache {
         continue;
       }
       long left = e.until - now;
-      if (left <= 0) {
+      if (left <= 0 || e.ask - now <= 0) {
         entries.remove(key, e);
         continue;
       }
@@ -85,7 +94,10 @@ final class RefusalCache {
       if (entries.size() >= max && !sweep(now)) {
         continue;
       }
-      entries.put(keys.get(i), new Entry(rules.get(i), cost, v, now, now + v.retryAfterNanos()));
+      long until = now + v.retryAfterNanos();
+      long ask = v.banned() || v.banApplied()
+          ? now + Math.min(v.retryAfterNanos(), BAN_RECHECK_NANOS) : until;
+      entries.put(keys.get(i), new Entry(rules.get(i), cost, v, now, until, ask));
     }
   }
 
@@ -94,9 +106,14 @@ final class RefusalCache {
     long last = lastSweep.get();
     boolean due = last == Long.MIN_VALUE || now - last >= 1_000_000L;
     if (due && lastSweep.compareAndSet(last, now)) {
-      entries.values().removeIf(e -> e.until - now <= 0);
+      entries.values().removeIf(e -> e.until - now <= 0 || e.ask - now <= 0);
     }
     return entries.size() < max;
+  }
+
+  /** Forgets a key (its ban was lifted or its state reset here). */
+  void forget(String key) {
+    entries.remove(key);
   }
 
   int size() {

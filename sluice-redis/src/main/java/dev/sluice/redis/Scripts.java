@@ -27,7 +27,7 @@ import java.util.HexFormat;
 final class Scripts {
 
   private static final String[] LIBRARY_PARTS = {"common.lua", "limits.lua", "evaluate.lua",
-      "refund.lua", "bucket.lua", "cooldown.lua", "leases.lua"};
+      "refund.lua", "bucket.lua", "cooldown.lua", "leases.lua", "admin.lua"};
 
   private static final String CODE_DIGEST = sha1(concat(LIBRARY_PARTS)).substring(0, 12);
 
@@ -37,13 +37,16 @@ final class Scripts {
   static final Script BUCKETS = script("buckets", "common.lua", "bucket.lua");
   static final Script COOLDOWN = script("cooldown", "common.lua", "cooldown.lua");
   static final Script LEASES = script("leases", "common.lua", "leases.lua");
+  static final Script PEEK = script("peek", "common.lua", "limits.lua", "admin.lua");
+  static final Script UNBAN = script("unban", "common.lua", "limits.lua", "admin.lua");
+  static final Script NOTE = script("note", "common.lua", "limits.lua", "admin.lua");
 
   /** The library's name in {@code FUNCTION LIST}. */
   static final String LIBRARY_NAME = "sluice_" + CODE_DIGEST;
 
   /** The text for {@code FUNCTION LOAD}. */
   static final String LIBRARY = library(EVALUATE, REFUND, BUCKET, BUCKETS, COOLDOWN,
-      LEASES);
+      LEASES, PEEK, UNBAN, NOTE);
 
   private Scripts() {}
 

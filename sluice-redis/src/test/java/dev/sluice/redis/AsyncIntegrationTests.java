@@ -203,7 +203,8 @@ class AsyncIntegrationTests {
                 .boxed().toList());
         assertThat(sevenAllowed[k]).as("key %d at cost 2", k).isEqualTo(3);
       }
-      assertThat(redis.scriptCalls() - callsBefore).as("calls for 2,000 decisions")
+      assertThat(redis.scriptCalls() - callsBefore - Stores.adminNotes(store))
+          .as("calls for 2,000 decisions (admin notes apart)")
           .isLessThan(500);
     }
   }

@@ -26,6 +26,22 @@ final class Stores {
     return store instanceof FallbackStore f ? f.primary() : (LettuceStore) store;
   }
 
+  /**
+   * Refusal notes the store has sent for the admin API, once none is on its way (bounded wait):
+   * script calls that are not decisions, which call-counting tests take out of their count.
+   */
+  static long adminNotes(Store store) {
+    LettuceStore s = lettuce(store);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!s.adminNotesSettled()) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("admin notes still in flight after 5 s: " + store);
+      }
+      RedisProcess.pause(1);
+    }
+    return s.adminNotes();
+  }
+
   static String uniquePrefix(String name) {
     return "t" + Long.toString(System.nanoTime(), 36) + ":" + name + ":";
   }

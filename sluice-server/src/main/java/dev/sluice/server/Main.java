@@ -38,6 +38,8 @@ public final class Main {
       "                      [--rls HOST:PORT] [--dry-run]",
       "       sluice check [--config FILE]",
       "       sluice moderate [--lists DIR] [--surface SURFACE] [--] TEXT...",
+      "       sluice admin [--admin HOST:PORT] [--token-file FILE] [--json]",
+      "                    bans | refused RULE | show RULE KEY | unban RULE KEY | reset RULE KEY",
       "       sluice --help | --version",
       "",
       "Commands:",
@@ -46,6 +48,9 @@ public final class Main {
       "          overrides); exit 0 if valid, 2 with every error listed if not",
       "  moderate check names as the gateway would, one line per TEXT; exit 0 if all are",
       "          allowed, 1 if any is refused, 2 if a list file is invalid",
+      "  admin   ask a running server's admin listener: list bans or a rule's refused keys,",
+      "          show a key, lift a ban, reset a key; exit 0 done, 1 not found, 2 usage,",
+      "          3 cannot reach the server",
       "",
       "Options:",
       "  --config FILE        policy file (YAML); default: the embedded default policy (seed 000)",
@@ -58,6 +63,8 @@ public final class Main {
       "                       demo upstream that answers 200 with a small JSON body",
       "  --admin HOST:PORT    admin listener: /healthz, /livez, /readyz, /metrics, /v1/policy",
       "                       (default 127.0.0.1:9090; 'off' for none)",
+      "  --admin-token-file FILE  require Authorization: Bearer <the file's token> on every",
+      "                       /v1/ admin request; also SLUICE_ADMIN_TOKEN_FILE",
       "  --store URI          memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
       "                       redis-cluster://H1:P1,H2:P2; also SLUICE_STORE",
       "  --io-threads N       the gateway's I/O threads (default: twice the cores; no store",
@@ -133,6 +140,8 @@ public final class Main {
           return serve(parseServe(rest, env));
         case "check":
           return check(parseCheck(rest));
+        case "admin":
+          return new AdminCommand(out, err, env).run(rest);
         case "moderate":
           try {
             return new ModerateCommand(out, err).run(rest);
@@ -143,7 +152,7 @@ public final class Main {
           }
         default:
           throw new UsageException("unknown command '" + command
-              + "' (expected: serve, check or moderate)");
+              + "' (expected: serve, check, moderate or admin)");
       }
     } catch (UsageException e) {
       err.println("sluice: " + e.getMessage());
@@ -194,7 +203,7 @@ public final class Main {
     args = args.stream().filter(a -> !a.equals("--dry-run")).toList();
     Map<String, String> o = options(args,
         List.of("--config", "--listen", "--upstream", "--admin", "--store", "--io-threads",
-            "--rls"));
+            "--rls", "--admin-token-file"));
     ServeOptions d = ServeOptions.defaults();
     Path config = o.containsKey("--config") ? Path.of(o.get("--config")) : null;
     String l = o.get("--listen");
@@ -236,8 +245,12 @@ public final class Main {
         throw new UsageException("--io-threads : \"" + n + "\" (expected: 1..1024)");
       }
     }
+    String token = o.containsKey("--admin-token-file") ? o.get("--admin-token-file")
+        : env.get("SLUICE_ADMIN_TOKEN_FILE") != null
+            && !env.get("SLUICE_ADMIN_TOKEN_FILE").isBlank()
+            ? env.get("SLUICE_ADMIN_TOKEN_FILE").trim() : null;
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
-        ioThreads, rls, dryRun);
+        ioThreads, rls, dryRun, token == null ? null : Path.of(token));
   }
 
   static Path parseCheck(List<String> args) throws UsageException {

@@ -18,16 +18,18 @@ import java.time.Duration;
  * @param rls the Envoy rate limit service's address from {@code --rls}, or null for the policy
  *     file's {@code rls.listen} (none when that is absent too)
  * @param dryRun {@code --dry-run}: every enforcing rule runs in shadow mode, also after reloads
+ * @param adminTokenFile the file holding the admin API's bearer token
+ *     ({@code --admin-token-file} or {@code SLUICE_ADMIN_TOKEN_FILE}), or null for none
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
     InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
-    InetSocketAddress rls, boolean dryRun) {
+    InetSocketAddress rls, boolean dryRun, Path adminTokenFile) {
 
-  /** Options without {@code --dry-run}. */
+  /** Options without {@code --dry-run} and without an admin token. */
   public ServeOptions(Path config, InetSocketAddress listen, URI upstream,
       InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
       InetSocketAddress rls) {
-    this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, false);
+    this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, false, null);
   }
 
   /** Options without {@code --rls}. */

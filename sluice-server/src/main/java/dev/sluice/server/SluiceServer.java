@@ -3,6 +3,8 @@ package dev.sluice.server;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
+import dev.sluice.server.admin.AdminToken;
+import dev.sluice.server.admin.Incidents;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
 import dev.sluice.server.rls.CheckApi;
@@ -87,6 +89,8 @@ public final class SluiceServer implements AutoCloseable {
     }
     AtomicReference<LoadedPolicy> ref = new AtomicReference<>(installed);
 
+    AdminToken token = options.adminTokenFile() == null ? null
+        : AdminToken.read(options.adminTokenFile());
     StoreHealth health = storeSettings.local() ? StoreHealth.memory()
         : StoreHealth.remote(PolicyLoader.redact(storeSettings.uri()));
     Store store = Stores.open(storeSettings, health);
@@ -117,10 +121,19 @@ public final class SluiceServer implements AutoCloseable {
       log.info("trust", "client_address", describeTrust(installed.config()));
       // Admin first, so probes see /livez and a 503 /readyz while the store connects.
       if (options.admin() != null) {
+        Incidents incidents = new Incidents(store, () -> ref.get().config().policy().rules(),
+            log::info);
         admin = listen("--admin", options.admin(), () -> AdminServer.start(options.admin(),
-            metrics, ref::get, r::loadedAt, Version.get(), health));
+            metrics, ref::get, r::loadedAt, Version.get(), health, incidents, token));
         log.info("admin listening", "address", "http://" + host(options.admin()) + ":"
-            + admin.port(), "endpoints", String.join(",", AdminServer.ENDPOINTS));
+            + admin.port(), "endpoints", String.join(",", AdminServer.ENDPOINTS),
+            "incidents", "/v1/bans,/v1/refused,/v1/keys", "auth",
+            token == null ? "none" : "bearer token from " + options.adminTokenFile());
+        if (token == null && !options.admin().getAddress().isLoopbackAddress()) {
+          log.warn("the admin listener is not on loopback and has no --admin-token-file: "
+              + "anyone who reaches it can lift bans and reset keys", "address",
+              host(options.admin()) + ":" + admin.port());
+        }
       } else {
         log.info("admin listener off");
       }

@@ -20,14 +20,21 @@ import java.util.function.Supplier;
  * The admin listener (loopback by default): {@code /healthz} and {@code /livez} (liveness: the
  * process answers), {@code /readyz} (readiness: 200 once the store is ready, 503 with a JSON
  * reason before), {@code /metrics} (Prometheus text) and {@code /v1/policy} (the effective
- * policy as JSON). Read-only: nothing here changes what the gateway does, so exposing it by
- * mistake leaks the policy but cannot loosen it.
+ * policy as JSON); with {@link Incidents}, the incident endpoints too ({@code /v1/bans},
+ * {@code /v1/refused}, {@code /v1/keys/...}), which can lift bans and reset keys. With an
+ * {@link AdminToken}, every {@code /v1/} request needs {@code Authorization: Bearer <token>}
+ * (else 401); health and metrics stay open for probes and scrapers, which carry no secrets and
+ * change nothing.
  */
 public final class AdminServer implements AutoCloseable {
 
   /** What the listener serves, for its index page and the start-up log. */
   public static final List<String> ENDPOINTS =
       List.of("/healthz", "/livez", "/readyz", "/metrics", "/v1/policy");
+  /** The incident endpoints, served when the listener has {@link Incidents}. */
+  public static final List<String> INCIDENT_ENDPOINTS = List.of("GET /v1/bans",
+      "GET /v1/refused?rule=R", "GET /v1/keys/{rule}/{key}", "DELETE /v1/bans/{rule}/{key}",
+      "POST /v1/keys/{rule}/{key}/reset");
 
   private final HttpServer server;
   private final ExecutorService executor;
@@ -41,6 +48,16 @@ public final class AdminServer implements AutoCloseable {
   public static AdminServer start(InetSocketAddress address, Metrics metrics,
       Supplier<LoadedPolicy> policy, Supplier<Instant> loadedAt, String version,
       StoreHealth store) throws IOException {
+    return start(address, metrics, policy, loadedAt, version, store, null, null);
+  }
+
+  /**
+   * As above, with the incident endpoints ({@code incidents}, or null for none) and a bearer
+   * token on every {@code /v1/} request ({@code token}, or null for none).
+   */
+  public static AdminServer start(InetSocketAddress address, Metrics metrics,
+      Supplier<LoadedPolicy> policy, Supplier<Instant> loadedAt, String version,
+      StoreHealth store, Incidents incidents, AdminToken token) throws IOException {
     HttpServer server = HttpServer.create(address, 64);
     ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "sluice-admin");
@@ -52,6 +69,27 @@ public final class AdminServer implements AutoCloseable {
       try (exchange) {
         String method = exchange.getRequestMethod();
         String path = exchange.getRequestURI().getPath();
+        String rawPath = exchange.getRequestURI().getRawPath();
+        if (rawPath.startsWith("/v1/") && token != null
+            && !token.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
+          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
+          send(exchange, 401, "application/json",
+              "{\"error\":\"unauthorized: send Authorization: Bearer <token>\"}\n");
+          return;
+        }
+        if (incidents != null && Incidents.owns(rawPath)) {
+          Incidents.Caller caller = new Incidents.Caller(
+              exchange.getRemoteAddress().getAddress().getHostAddress(),
+              token == null ? "anonymous" : token.id(),
+              Incidents.Caller.actor(exchange.getRequestHeaders().getFirst("X-Sluice-Actor")));
+          Incidents.Reply reply = incidents.handle(method, rawPath,
+              exchange.getRequestURI().getRawQuery(), caller);
+          if (reply.allow() != null) {
+            exchange.getResponseHeaders().set("Allow", reply.allow());
+          }
+          send(exchange, reply.status(), "application/json", reply.json());
+          return;
+        }
         if (!method.equals("GET") && !method.equals("HEAD")) {
           exchange.getResponseHeaders().set("Allow", "GET, HEAD");
           send(exchange, 405, "text/plain; charset=utf-8", "method not allowed\n");
@@ -80,7 +118,8 @@ public final class AdminServer implements AutoCloseable {
           }
           case "/":
             send(exchange, 200, "text/plain; charset=utf-8",
-                "sluice admin " + version + "\n" + String.join("\n", ENDPOINTS) + "\n");
+                "sluice admin " + version + "\n" + String.join("\n", ENDPOINTS) + "\n"
+                    + (incidents == null ? "" : String.join("\n", INCIDENT_ENDPOINTS) + "\n"));
             break;
           default:
             send(exchange, 404, "text/plain; charset=utf-8", "not found\n");

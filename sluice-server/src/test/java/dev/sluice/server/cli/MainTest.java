@@ -119,10 +119,10 @@ class MainTest {
     Run unknownCommand = run(Map.of(), "launch");
     assertThat(unknownCommand.code()).isEqualTo(Main.USAGE).isEqualTo(64);
     assertThat(unknownCommand.err()).startsWith(
-        "sluice: unknown command 'launch' (expected: serve, check or moderate)\n\nUsage:");
+        "sluice: unknown command 'launch' (expected: serve, check, moderate or admin)\n\nUsage:");
     assertThat(run(Map.of(), "serve", "--port", "8080").err()).startsWith(
         "sluice: unknown option '--port' (expected: one of --config, --listen, --upstream, "
-            + "--admin, --store, --io-threads, --rls)");
+            + "--admin, --store, --io-threads, --rls, --admin-token-file)");
     assertThat(run(Map.of(), "serve", "--io-threads", "0").err()).startsWith(
         "sluice: --io-threads : \"0\" (expected: 1..1024)");
     assertThat(run(Map.of(), "serve", "--io-threads", "many").err()).startsWith(

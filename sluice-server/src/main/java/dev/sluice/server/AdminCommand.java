@@ -1,0 +1,254 @@
+package dev.sluice.server;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * {@code sluice admin}: a command-line client of a running server's incident endpoints (see
+ * {@code Incidents}). Prints a table, or the server's JSON with {@code --json}.
+ *
+ * <p>Exit codes: 0 done; 1 not found (an unknown rule, a key that is not banned); 2 usage (a bad
+ * command line, or input or a token the server refused: 400, 401); 3 the server or its store
+ * cannot be reached (no connection, no answer in 10 s, 5xx).
+ */
+final class AdminCommand {
+
+  static final int OK = 0;
+  static final int NOT_FOUND = 1;
+  static final int USAGE = 2;
+  static final int UNREACHABLE = 3;
+
+  static final String USAGE_TEXT = String.join("\n",
+      "Usage: sluice admin [--admin HOST:PORT] [--token-file FILE] [--actor NAME] [--json]",
+      "                    [--limit N] COMMAND",
+      "",
+      "Commands:",
+      "  bans [RULE]          banned keys (of every rule with a ban, or of RULE), most recently",
+      "                       refused first",
+      "  refused RULE         keys of RULE refusing now, most recently refused first",
+      "  show RULE KEY        a key's state: ban, and per limit what is left and when it is full",
+      "  unban RULE KEY       lift a key's ban (its limits stay as they are)",
+      "  reset RULE KEY       forget a key's state: a full limit and no ban",
+      "",
+      "KEY is the key as listed: the rule's dimension values joined by ':', such as",
+      "203.0.113.7 or user-42:203.0.113.7.",
+      "",
+      "Options:",
+      "  --admin HOST:PORT    the server's admin listener (default 127.0.0.1:9090; also",
+      "                       SLUICE_ADMIN)",
+      "  --token-file FILE    send the bearer token in FILE (also SLUICE_ADMIN_TOKEN_FILE)",
+      "  --actor NAME         who is asking, for the server's log (default: $USER)",
+      "  --json               print the server's JSON instead of a table",
+      "  --limit N            at most N keys in a listing, 1 to 1000 (default 100)",
+      "",
+      "Exit: 0 done, 1 not found, 2 usage or input refused, 3 server or store unreachable.",
+      "");
+
+  private final PrintStream out;
+  private final PrintStream err;
+  private final Map<String, String> env;
+
+  AdminCommand(PrintStream out, PrintStream err, Map<String, String> env) {
+    this.out = out;
+    this.err = err;
+    this.env = env;
+  }
+
+  int run(List<String> args) {
+    List<String> words = new ArrayList<>();
+    List<String> flags = new ArrayList<>();
+    boolean json = false;
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (a.equals("--json")) {
+        json = true;
+      } else if (a.equals("--help") || a.equals("-h")) {
+        out.print(USAGE_TEXT);
+        return OK;
+      } else if (a.startsWith("--")) {
+        flags.add(a);
+        if (!a.contains("=") && i + 1 < args.size()) {
+          flags.add(args.get(++i));
+        }
+      } else {
+        words.add(a);
+      }
+    }
+    try {
+      Map<String, String> o = Main.options(flags,
+          List.of("--admin", "--token-file", "--actor", "--limit"));
+      String address = o.getOrDefault("--admin", env.getOrDefault("SLUICE_ADMIN",
+          "127.0.0.1:9090"));
+      InetSocketAddress admin = Main.hostPort("--admin", address, "127.0.0.1");
+      String tokenFile = o.getOrDefault("--token-file", env.get("SLUICE_ADMIN_TOKEN_FILE"));
+      String token = tokenFile == null || tokenFile.isBlank() ? null : readToken(tokenFile);
+      String actor = o.getOrDefault("--actor", env.getOrDefault("USER", ""));
+      String limit = o.get("--limit");
+      HttpRequest request = request(words, limit, admin, token, actor);
+      return send(request, words.get(0), json);
+    } catch (Main.UsageException e) {
+      err.println("sluice admin: " + e.getMessage());
+      err.println();
+      err.print(USAGE_TEXT);
+      return USAGE;
+    }
+  }
+
+  private static String readToken(String file) throws Main.UsageException {
+    try {
+      return Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+    } catch (IOException | RuntimeException e) {
+      throw new Main.UsageException("--token-file : " + file + " (expected: a readable file "
+          + "holding the token; " + e.getMessage() + ")");
+    }
+  }
+
+  private static HttpRequest request(List<String> words, String limit, InetSocketAddress admin,
+      String token, String actor) throws Main.UsageException {
+    if (words.isEmpty()) {
+      throw new Main.UsageException("a command is needed: bans, refused, show, unban or reset");
+    }
+    String command = words.get(0);
+    int arity = switch (command) {
+      case "bans" -> words.size() <= 2 ? words.size() - 1 : -1;
+      case "refused" -> 1;
+      case "show", "unban", "reset" -> 2;
+      default -> throw new Main.UsageException("unknown command '" + command
+          + "' (expected: bans, refused, show, unban or reset)");
+    };
+    if (arity < 0 || words.size() - 1 != arity) {
+      throw new Main.UsageException(command + ": expected " + switch (command) {
+        case "bans" -> "at most a RULE";
+        case "refused" -> "a RULE";
+        default -> "a RULE and a KEY";
+      } + ", got " + (words.size() - 1) + " argument(s)");
+    }
+    if (limit != null && (command.equals("show") || command.equals("unban")
+        || command.equals("reset"))) {
+      throw new Main.UsageException("--limit applies to bans and refused only");
+    }
+    String query = limit == null ? "" : "limit=" + segment(limit);
+    String path;
+    String method = "GET";
+    switch (command) {
+      case "bans" -> path = "/v1/bans" + join(words.size() == 2
+          ? "rule=" + segment(words.get(1)) : "", query);
+      case "refused" -> path = "/v1/refused" + join("rule=" + segment(words.get(1)), query);
+      case "show" -> path = "/v1/keys/" + segment(words.get(1)) + "/" + segment(words.get(2));
+      case "unban" -> {
+        path = "/v1/bans/" + segment(words.get(1)) + "/" + segment(words.get(2));
+        method = "DELETE";
+      }
+      default -> {
+        path = "/v1/keys/" + segment(words.get(1)) + "/" + segment(words.get(2)) + "/reset";
+        method = "POST";
+      }
+    }
+    String host = admin.getHostString().contains(":") ? "[" + admin.getHostString() + "]"
+        : admin.getHostString();
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + host + ":"
+        + admin.getPort() + path)).timeout(Duration.ofSeconds(10))
+        .method(method, HttpRequest.BodyPublishers.noBody());
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    String a = actor.replaceAll("[^\\x21-\\x7e]", "_");
+    if (!a.isEmpty()) {
+      b.header("X-Sluice-Actor", a);
+    }
+    return b.build();
+  }
+
+  private static String join(String a, String b) {
+    String q = a.isEmpty() ? b : b.isEmpty() ? a : a + "&" + b;
+    return q.isEmpty() ? "" : "?" + q;
+  }
+
+  /** Percent-encodes everything but RFC 3986's unreserved characters: '/' and '%' included. */
+  static String segment(String s) {
+    StringBuilder sb = new StringBuilder();
+    for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xFF;
+      if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+          || c == '.' || c == '_' || c == '~') {
+        sb.append((char) c);
+      } else {
+        sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+      }
+    }
+    return sb.toString();
+  }
+
+  private int send(HttpRequest request, String command, boolean json) {
+    HttpResponse<String> response;
+    try {
+      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      response = client.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (ConnectException | HttpConnectTimeoutException e) {
+      err.println("sluice admin: cannot reach " + request.uri().getAuthority() + " ("
+          + e.getClass().getSimpleName() + "); is the server running with --admin there?");
+      return UNREACHABLE;
+    } catch (HttpTimeoutException e) {
+      err.println("sluice admin: no answer from " + request.uri().getAuthority() + " in 10 s");
+      return UNREACHABLE;
+    } catch (IOException e) {
+      err.println("sluice admin: cannot reach " + request.uri().getAuthority() + " (" + e
+          + ")");
+      return UNREACHABLE;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return UNREACHABLE;
+    }
+    int status = response.statusCode();
+    Map<String, Object> body = parse(response.body());
+    if (json) {
+      out.print(response.body().endsWith("\n") ? response.body() : response.body() + "\n");
+    }
+    if (status == 200) {
+      if (!json) {
+        out.print(AdminTables.render(command, body));
+      }
+      return OK;
+    }
+    String error = body != null && body.get("error") != null ? String.valueOf(body.get("error"))
+        : "HTTP " + status;
+    if (!json) {
+      err.println("sluice admin: " + error + (status == 404 && body != null
+          && body.get("expected") != null ? " (expected: " + body.get("expected") + ")" : ""));
+    }
+    return switch (status) {
+      case 404 -> NOT_FOUND;
+      case 400, 401, 405 -> USAGE;
+      default -> UNREACHABLE;
+    };
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> parse(String body) {
+    try {
+      Object tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(body);
+      return tree instanceof Map<?, ?> m ? (Map<String, Object>) m : null;
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+}

@@ -91,12 +91,12 @@ public final class SluiceServer implements AutoCloseable {
 
     StoreHealth health = storeSettings.local() ? StoreHealth.memory()
         : StoreHealth.remote(PolicyLoader.redact(storeSettings.uri()));
-    // The gateway's loops exist before the store, which puts a Redis connection on each.
+    // The gateway's loops exist before the store, which may put a Redis connection on each.
     EventLoopGroup loops = options.listen() != null ? Gateway.eventLoops(options.ioThreads())
         : null;
     Store store;
     try {
-      store = Stores.open(storeSettings, health, loops);
+      store = Stores.open(storeSettings, health, Stores.onLoops() ? loops : null);
     } catch (RuntimeException e) {
       shutdown(loops);
       throw e;

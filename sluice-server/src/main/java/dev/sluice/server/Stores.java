@@ -24,12 +24,23 @@ final class Stores {
       Logger.getLogger("io.lettuce.core.protocol.ReconnectionHandler"),
       Logger.getLogger("io.lettuce.core.cluster.topology.DefaultClusterTopologyRefresh"));
 
+  /**
+   * {@code -Dsluice.redis.eventLoops=true} puts a standalone Redis store's connections on the
+   * gateway's I/O loops, one each (sluice-redis/README.md). Off by default: through the gateway
+   * under load it made decisions miss their deadline (docs/bench/gateway.md, issue 9, run C).
+   */
+  static final String ON_LOOPS = "sluice.redis.eventLoops";
+
+  static boolean onLoops() {
+    return Boolean.parseBoolean(System.getProperty(ON_LOOPS, "false"));
+  }
+
   private Stores() {}
 
   /**
    * Opens the store; a Redis store reports to {@code health}, connects in the background, and
-   * with {@code loops} (the gateway's, or null) puts a connection on each of them, so that the
-   * gateway's decisions never leave their loop (sluice-redis/README.md).
+   * with {@code loops} (the gateway's when {@link #onLoops}, else null) puts a connection on
+   * each of them, so that the gateway's decisions never leave their loop.
    *
    * @throws IllegalArgumentException with a message a person can act on, when it cannot be opened
    */

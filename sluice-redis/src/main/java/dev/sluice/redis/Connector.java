@@ -12,12 +12,10 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
-import io.netty.util.HashedWheelTimer;
 import io.netty.channel.EventLoop;
+import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,7 +110,7 @@ final class Connector implements AutoCloseable {
     // which then never became ready.
     this.warmInFlight = Math.min(WARM_UP_IN_FLIGHT, b.maxInFlight);
     TimeoutOptions timeouts = TimeoutOptions.builder()
-        .timeoutSource(new Deadline(b.deadlineNanos)).build();
+        .timeoutSource(new CommandDeadline(b.deadlineNanos)).build();
     for (RedisURI uri : endpoint.uris()) {
       uri.setTimeout(HANDSHAKE_TIMEOUT);
     }
@@ -120,6 +118,11 @@ final class Connector implements AutoCloseable {
       this.client = b.client;
       this.probe = null;
     } else if (endpoint.cluster()) {
+      if (b.eventLoops != null) {
+        LOG.log(System.Logger.Level.INFO, "sluice-redis: {0} is a cluster: its connections stay "
+            + "on the store''s own I/O threads (event loops serve a standalone server only)",
+            endpoint);
+      }
       RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
       cluster.setOptions(ClusterClientOptions.builder()
           .autoReconnect(true)
@@ -171,16 +174,10 @@ final class Connector implements AutoCloseable {
     thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
   }
 
-  /** The loops of {@code b.eventLoops}, each once; a cluster keeps the store's own threads. */
-  private List<EventLoop> loops(RedisStore.Builder b) {
+  /** The loops of {@code b.eventLoops}, each once (standalone only). */
+  private static List<EventLoop> loops(RedisStore.Builder b) {
     List<EventLoop> loops = new ArrayList<>();
     if (b.eventLoops == null) {
-      return loops;
-    }
-    if (endpoint.cluster()) {
-      LOG.log(System.Logger.Level.INFO, "sluice-redis: {0} is a cluster: its connections stay "
-          + "on the store''s own I/O threads (event loops are used for a standalone server)",
-          endpoint);
       return loops;
     }
     for (EventExecutor e : b.eventLoops) {
@@ -395,33 +392,5 @@ final class Connector implements AutoCloseable {
       }
     }
     timer.stop();
-  }
-
-  /**
-   * Lettuce's command timeout: the deadline for the data path (the scripts, DBSIZE), the
-   * handshake timeout for everything else: FUNCTION and SCRIPT LOAD compile the library, and the
-   * commands Lettuce sends while connecting (CLIENT SETINFO, PING, ...) may take longer than a
-   * decision on a busy server. Since the store's timer fires a deadline within a tenth of it
-   * (Lettuce's ticked every 100 ms), a 50 ms deadline on those failed connects under load.
-   */
-  private static final class Deadline extends TimeoutOptions.TimeoutSource {
-    private final long deadlineNanos;
-
-    Deadline(long deadlineNanos) {
-      this.deadlineNanos = deadlineNanos;
-    }
-
-    @Override
-    public long getTimeout(RedisCommand<?, ?, ?> command) {
-      var type = command.getType();
-      return type == CommandType.FCALL || type == CommandType.EVALSHA
-          || type == CommandType.EVAL || type == CommandType.DBSIZE
-          ? deadlineNanos : HANDSHAKE_TIMEOUT.toNanos();
-    }
-
-    @Override
-    public TimeUnit getTimeUnit() {
-      return TimeUnit.NANOSECONDS;
-    }
   }
 }

@@ -7,7 +7,8 @@
 #   sluice-bench/load/thread-cpu.sh JAR [LABEL]        # from the repository root
 #
 # Environment (all optional): JAVA_OPTS (e.g. -Dsluice.redis.eventLoops=true), EXTRA (more
-# `sluice serve` flags, e.g. "--io-threads 1"), WARMUP=8s, DURATION=10s, CONNECTIONS=64.
+# `sluice serve` flags, e.g. "--io-threads 1"), WARMUP=8s, DURATION=10s, CONNECTIONS=64,
+# KEEP=1 (keep the work directory: the server's log, wrk's output).
 # Layout as gateway-bench.sh: the server on CPU 0; redis-server, the nginx upstream and wrk on
 # CPU 1. The policy is gateway-bench.sh's never-refusing token bucket with the store in Redis.
 # Prints requests/s, CPU µs and context switches per request (total and per thread name, digits
@@ -26,7 +27,7 @@ cleanup() {
   local p
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
+  if [ "${KEEP:-0}" = 1 ]; then echo "work directory kept: $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 

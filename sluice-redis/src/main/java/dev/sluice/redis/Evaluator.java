@@ -30,7 +30,13 @@ final class Evaluator {
   private final Calls calls;
   private final LongSupplier pinned;
   private final RuleCodec codec = new RuleCodec();
-  /** One per lane: a batch goes out on one connection (see {@link Batcher}). */
+  /**
+   * One per lane: a batch goes out on one connection (see {@link Batcher}). The loops' lanes
+   * share the {@value Batcher#CALLS} calls in flight (at least one each): with two calls each,
+   * two loops sent about twice the calls per decision of the shared lane, so half-size batches
+   * and more work for Redis, which then missed deadlines on a busy core (docs/bench/gateway.md,
+   * issue 9, run C).
+   */
   private final Batcher[] batchers;
   private final String warmId = Long.toHexString(ThreadLocalRandom.current().nextLong());
 
@@ -42,8 +48,9 @@ final class Evaluator {
       this.batchers = null;
     } else {
       this.batchers = new Batcher[lanes];
+      int perLoop = lanes > 1 ? Math.max(1, Batcher.CALLS / (lanes - 1)) : Batcher.CALLS;
       for (int i = 0; i < lanes; i++) {
-        batchers[i] = new Batcher(calls, this::clock);
+        batchers[i] = new Batcher(calls, this::clock, i == 0 ? Batcher.CALLS : perLoop);
       }
     }
   }

@@ -10,6 +10,11 @@
 #   KEEP=1                      keep the work directory (configs, logs, raw wrk output)
 #   REDIS=0                     skip the Redis targets (f)-(h)
 #   REDIS_DELAY_MS=5            the round-trip delay target (h) puts in front of Redis
+#   TARGETS="a b ..."           measure only these targets, by name (default: all of them), e.g.
+#                               TARGETS="sluice-limits sluice-redis" for the Redis goal alone
+#   BASELINE_JAR                another build measured in the same rounds, interleaved: each of
+#                               sluice-limits and sluice-redis among the targets gets a twin
+#                               base-sluice-limits / base-sluice-redis run from this jar
 # Results in docs/bench/gateway.md. Takes about 7 minutes: 8 targets x (warm-up + ROUNDS runs).
 #
 # What runs, each in turn, every one bound to 127.0.0.1 on a free port:
@@ -41,6 +46,7 @@
 # CPU time the server under test used per request (utime + stime of its processes from /proc,
 # all threads), which depends much less than requests/s on what else runs on the machine.
 # Any non-2xx answer or socket error is counted in the table; a run with refusals is not valid.
+# So is a Redis run whose log counts store errors: its fail-open rule answered them unchecked.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -209,7 +215,7 @@ measure() { # name round
   log "$name round $2: $rps req/s, p99 $p99 ms, $cpu us CPU/request," \
     "load $(cut -d' ' -f1 /proc/loadavg)"
 }
-median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {
+median() { tr ' ' '\n' <<<"$1" | { grep -v '^$' || true; } | sort -g | awk '{a[NR] = $1} END {
   if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2];
   else printf "%.3f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
@@ -240,11 +246,11 @@ CPUPIDS[direct]="$up_pid $(pgrep -P "$up_pid" | tr '\n' ' ')"
 } >"$work/never-refuses.yaml"
 printf '# No rule at all: the gateway only proxies.\nversion: 1\n' >"$work/passthrough.yaml"
 
-start_sluice() { # name policy
+start_sluice() { # name policy [jar]
   local port pid
   port="$(free_port)"
   # shellcheck disable=SC2086
-  taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "$jar" serve --listen "127.0.0.1:$port" \
+  taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "${3:-$jar}" serve --listen "127.0.0.1:$port" \
     --upstream "http://127.0.0.1:$up_port" --config "$2" --admin off >"$work/$1.log" 2>&1 &
   pid=$!
   pids+=("$pid")
@@ -256,6 +262,10 @@ start_sluice() { # name policy
 }
 start_sluice sluice-limits "$work/never-refuses.yaml"
 start_sluice sluice-passthrough "$work/passthrough.yaml"
+if [ -n "${BASELINE_JAR:-}" ]; then
+  [ -f "$BASELINE_JAR" ] || die "BASELINE_JAR=$BASELINE_JAR: no such file"
+  start_sluice base-sluice-limits "$work/never-refuses.yaml" "$BASELINE_JAR"
+fi
 
 # ---- (f), (g), (h) sluice on Redis ------------------------------------------------------------
 if [ "${REDIS:-1}" = 1 ]; then
@@ -278,6 +288,9 @@ if [ "${REDIS:-1}" = 1 ]; then
       >"$work/redis-$p.yaml"
   done
   start_sluice sluice-redis "$work/redis-$redis_port.yaml"
+  if [ -n "${BASELINE_JAR:-}" ]; then
+    start_sluice base-sluice-redis "$work/redis-$redis_port.yaml" "$BASELINE_JAR"
+  fi
   start_sluice sluice-limits-256 "$work/never-refuses.yaml"
   start_sluice sluice-redis-delayed-256 "$work/redis-$delay_port.yaml"
   CONNS[sluice-limits-256]=256
@@ -331,6 +344,21 @@ targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pas
 if [ "${REDIS:-1}" = 1 ]; then
   targets+=(sluice-redis sluice-limits-256 sluice-redis-delayed-256)
 fi
+if [ -n "${TARGETS:-}" ]; then
+  read -r -a wanted <<<"$TARGETS"
+  for w in "${wanted[@]}"; do
+    [[ " ${targets[*]} " == *" $w "* ]] || die "TARGETS: unknown target $w (known: ${targets[*]})"
+  done
+  targets=("${wanted[@]}")
+fi
+if [ -n "${BASELINE_JAR:-}" ]; then
+  with_base=()
+  for t in "${targets[@]}"; do
+    with_base+=("$t")
+    if [ -n "${URL[base-$t]:-}" ]; then with_base+=("base-$t"); fi
+  done
+  targets=("${with_base[@]}")
+fi
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 place_upstream() { # target: the upstream owns the server core only when it is the target
   if [ "$1" = direct ]; then pin "$up_pid" "$SERVER_CPU"; else pin "$up_pid" "$CLIENT_CPU"; fi
@@ -349,9 +377,15 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- report -----------------------------------------------------------------------------------
 declare -A M
-for t in "${targets[@]}"; do M[$t]="$(median "${RPS[$t]}")"; done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print (r + 0 >= g) ? "met" : "missed" }'; }
+# Every known target, measured or not (TARGETS), so that a ratio to one left out reads n/a.
+for t in direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass sluice-redis \
+  sluice-limits-256 sluice-redis-delayed-256 "${targets[@]}"; do
+  RPS[$t]="${RPS[$t]:-}" P50[$t]="${P50[$t]:-}" P99[$t]="${P99[$t]:-}" CPU[$t]="${CPU[$t]:-}"
+  ERRS[$t]="${ERRS[$t]:-0}"
+  M[$t]="$(median "${RPS[$t]}")"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
+verdict() { awk -v r="$1" -v g="$2" 'BEGIN { print r == "n/a" ? "n/a" : (r + 0 >= g) ? "met" : "missed" }'; }
 
 echo
 echo "wrk -t$THREADS -c$CONNECTIONS (or the table's connections) -d$DURATION --latency," \
@@ -360,15 +394,24 @@ echo "wrk -t$THREADS -c$CONNECTIONS (or the table's connections) -d$DURATION --l
   "(upstream: CPU $SERVER_CPU when it is the target, else CPU $CLIENT_CPU); $(nproc) CPUs;" \
   "load average before $load_before, after $load_after"
 echo
-echo "| target | connections | requests/s (median) | each round | p50 ms | p99 ms | server CPU µs/request | errors | vs direct | vs sluice passthrough | vs nginx limit_req | vs nginx proxy_pass |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | connections | requests/s (median) | each round | p50 ms | p99 ms | server CPU µs/request | CPU µs each round | errors | vs direct | vs sluice passthrough | vs nginx limit_req | vs nginx proxy_pass |"
+echo "|---|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"
 for t in "${targets[@]}"; do
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "$(conns "$t")" \
-    "${M[$t]}" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" \
+    "$(conns "$t")" "${M[$t]}" \
     "$(sed 's/ *$//; s/ /, /g' <<<"${RPS[$t]}")" "$(median "${P50[$t]}")" \
-    "$(median "${P99[$t]}")" "$(median "${CPU[$t]}")" "${ERRS[$t]}" \
+    "$(median "${P99[$t]}")" "$(median "${CPU[$t]}")" \
+    "$(sed 's/ *$//; s/ /, /g' <<<"${CPU[$t]}")" "${ERRS[$t]}" \
     "$(ratio "${M[$t]}" "${M[direct]}")" "$(ratio "${M[$t]}" "${M[sluice-passthrough]}")" \
     "$(ratio "${M[$t]}" "${M[nginx-limit_req]}")" "$(ratio "${M[$t]}" "${M[nginx-proxy_pass]}")"
+done
+# A fail-open rule answers 200 when Redis misses the deadline: those requests look served but
+# were not decided by Redis, and make a Redis target look faster than it is.
+for t in "${targets[@]}"; do
+  if [ -f "$work/$t.log" ]; then
+    n="$(grep -o 'store_errors_total=[0-9]*' "$work/$t.log" | tail -1 | cut -d= -f2)"
+    echo "$t: store errors logged (decided by onStoreError, warm-up and rounds): ${n:-0}"
+  fi
 done
 own="$(ratio "${M[sluice-limits]}" "${M[sluice-passthrough]}")"
 ngx="$(ratio "${M[sluice-limits]}" "${M[nginx-limit_req]}")"
@@ -388,8 +431,16 @@ echo "goal 3, sluice passthrough >= 1.00 x nginx proxy_pass: requests/s $pass ($
   "by CPU per request $cpu_pass ($(verdict "$cpu_pass" 1.00))"
 if [ "${REDIS:-1}" = 1 ]; then
   red="$(ratio "${M[sluice-redis]}" "${M[sluice-limits]}")"
+  cpu_red="$(ratio "$(median "${CPU[sluice-limits]}")" "$(median "${CPU[sluice-redis]}")")"
   echo "goal 4, sluice on redis >= 0.80 x sluice in memory at $CONNECTIONS connections:" \
-    "requests/s $red ($(verdict "$red" 0.80))"
+    "requests/s $red ($(verdict "$red" 0.80)); by CPU per request $cpu_red" \
+    "($(verdict "$cpu_red" 0.80))"
+  if [ -n "${URL[base-sluice-redis]:-}" ] && [ -n "${M[base-sluice-redis]:-}" ]; then
+    bred="$(ratio "${M[base-sluice-redis]}" "${M[base-sluice-limits]:-${M[sluice-limits]}}")"
+    bcpu="$(ratio "$(median "${CPU[base-sluice-limits]:-${CPU[sluice-limits]}}")" \
+      "$(median "${CPU[base-sluice-redis]}")")"
+    echo "goal 4 for BASELINE_JAR ($BASELINE_JAR): requests/s $bred; by CPU per request $bcpu"
+  fi
   slow="$(ratio "${M[sluice-redis-delayed-256]}" "${M[sluice-limits-256]}")"
   echo "goal 5, sluice on redis ${REDIS_DELAY_MS:-5} ms away >= 0.50 x sluice in memory at 256" \
     "connections: requests/s $slow ($(verdict "$slow" 0.50))"

@@ -19,7 +19,8 @@ import java.util.function.Supplier;
  * and each call is also a command for the client to encode, write, read and decode.
  *
  * <p>How, without waiting for a batch to fill (Nagle's algorithm, counted in calls): while
- * fewer than {@value #CALLS} calls are in flight a decision goes at once (alone, as a plain
+ * fewer than {@code out} calls ({@value #CALLS} by default) are in flight a decision goes at once
+ * (alone, as a plain
  * {@code bucket} call, when nothing else is queued); decisions that arrive while they are out
  * queue up and leave together as soon as one returns, or as soon as {@value #MAX_BATCH} are
  * queued, so a slow Redis does not cap the rate at two batches per round trip. An idle store
@@ -33,7 +34,7 @@ import java.util.function.Supplier;
 final class Batcher {
 
   static final int MAX_BATCH = 128;
-  private static final int CALLS = 2;
+  static final int CALLS = 2;
   private static final String[] SMALL = new String[MAX_BATCH + 1];
 
   static {
@@ -62,10 +63,13 @@ final class Batcher {
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicInteger sending = new AtomicInteger();
+  private final int out;
 
-  Batcher(Calls calls, Supplier<String> clock) {
+  /** {@code out}: calls this batcher keeps in flight at most (unless a batch is full). */
+  Batcher(Calls calls, Supplier<String> clock, int out) {
     this.calls = calls;
     this.clock = clock;
+    this.out = out;
   }
 
   /** bucket.lua's reply for one decision on the laid-out key {@code key}. */
@@ -86,7 +90,7 @@ final class Batcher {
     while (true) {
       int waiting = queued.get();
       int n = sending.get();
-      if (waiting == 0 || (n >= CALLS && waiting < MAX_BATCH)) {
+      if (waiting == 0 || (n >= out && waiting < MAX_BATCH)) {
         return;
       }
       if (!sending.compareAndSet(n, n + 1)) {

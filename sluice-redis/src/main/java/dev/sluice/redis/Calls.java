@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 
 /**
  * The call discipline: every call to Redis goes through the circuit, the in-flight bound and the
@@ -23,9 +22,10 @@ import java.util.function.Function;
  * A call that needs a second command (EVALSHA after "Function not found", EVAL after NOSCRIPT,
  * a refund) gives it only what is left of the first one's deadline, on the same timer.
  *
- * <p>Stages complete on the store's threads: answers on Lettuce's I/O thread, deadlines on its
- * computation pool. What runs there is the store's own decoding and the caller's continuations,
- * which must not block (the Netty handlers hop to their channel's event loop).
+ * <p>Each call goes out on the {@link Lanes lane} of its thread. Stages complete on the store's
+ * threads: answers on the I/O thread of that lane's connection (the shared lane's is Lettuce's,
+ * a loop's lane's is that loop), deadlines on Lettuce's computation pool. What runs there is the
+ * store's own decoding and the caller's continuations, which must not block.
  */
 final class Calls {
 
@@ -42,6 +42,12 @@ final class Calls {
   private final Events events;
   private final Library.Budget budget = this::within;
   private volatile long openedAt;
+
+  /** One operation on the connection of lane {@code lane}. */
+  @FunctionalInterface
+  interface Op<T> {
+    CompletableFuture<T> on(Library.Conn c, int lane);
+  }
 
   Calls(RedisStore.Builder b, Connector connector, Library library, Events events) {
     this.endpoint = b.endpoint;
@@ -69,11 +75,13 @@ final class Calls {
   }
 
   /**
-   * Runs {@code op} under the circuit, the in-flight bound and the deadline. The circuit hears
-   * each outcome from the call's completion, so it counts the same however a caller waits.
+   * Runs {@code op} under the circuit, the in-flight bound and the deadline, on this thread's
+   * lane ({@code blocking}: the shared one, see {@link Lanes#pick}). The circuit hears each
+   * outcome from the call's completion, so it counts the same however a caller waits.
    */
-  <T> CompletableFuture<T> call(String what, Function<Library.Conn, CompletableFuture<T>> op) {
-    Library.Conn c = connector.conn();
+  <T> CompletableFuture<T> call(String what, boolean blocking, Op<T> op) {
+    Lanes.Lane lane = connector.lanes().pick(blocking);
+    Library.Conn c = lane.conn();
     if (c == null) {
       return refused(what, "not connected to " + endpoint + " yet");
     }
@@ -88,7 +96,7 @@ final class Calls {
     long start = ticker.read();
     CompletableFuture<T> f;
     try {
-      f = op.apply(c);
+      f = op.on(c, lane.index);
       if (!connector.deadlineInClient()) {
         f = within(f, start + deadlineNanos);
       }

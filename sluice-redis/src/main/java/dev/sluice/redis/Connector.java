@@ -12,18 +12,20 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.channel.EventLoop;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * Connects the store to Redis before it serves, and says what happens. Ready means connected,
@@ -38,6 +40,12 @@ import java.util.function.Function;
  * credentials, which retrying will not fix), one when the store is ready; each failed attempt
  * is an event for a metric. On a cluster the seeds are probed with a plain connection first,
  * because a cluster connect that fails logs Lettuce's own warning for every seed on every try.
+ *
+ * <p>With {@linkplain RedisStore.Builder#eventLoops event loops}, one attempt opens every
+ * {@link Lanes lane}: the shared connection, then one per loop; the store is ready when all of
+ * them are (the library is loaded once, through the shared one, and the warm-up spreads its
+ * waves over all of them). Closing closes the loops' connections first, on their loops, which
+ * must therefore still run.
  */
 final class Connector implements AutoCloseable {
 
@@ -52,7 +60,7 @@ final class Connector implements AutoCloseable {
   private static final int LETTUCE_QUEUE_FACTOR = 4;
 
   private final Endpoint endpoint;
-  private final Function<Library.Conn, CompletableFuture<?>> warmer;
+  private final BiFunction<Integer, Library.Conn, CompletableFuture<?>> warmer;
   private final Library library;
   private final Events events;
   private final String degraded;
@@ -61,11 +69,12 @@ final class Connector implements AutoCloseable {
   /** False for the application's client: left open on close, its timeouts not the deadline. */
   private final boolean owned;
   private final RedisClient probe;
+  private final List<LoopClient> loopClients = new ArrayList<>();
+  private final Lanes lanes;
   private final ScheduledThreadPoolExecutor thread;
   private final HashedWheelTimer timer;
   private final int warmInFlight;
   private final CompletableFuture<Void> started = new CompletableFuture<>();
-  private volatile Library.Conn conn;
   private final Watch watch;
   private volatile boolean closed;
   private String failing;
@@ -74,7 +83,7 @@ final class Connector implements AutoCloseable {
   private long warmStart;
 
   Connector(RedisStore.Builder b, Library library, Events events,
-      Function<Library.Conn, CompletableFuture<?>> warmer, Runnable restored) {
+      BiFunction<Integer, Library.Conn, CompletableFuture<?>> warmer, Runnable restored) {
     this.endpoint = b.endpoint;
     this.warmer = warmer;
     this.library = library;
@@ -101,7 +110,7 @@ final class Connector implements AutoCloseable {
     // which then never became ready.
     this.warmInFlight = Math.min(WARM_UP_IN_FLIGHT, b.maxInFlight);
     TimeoutOptions timeouts = TimeoutOptions.builder()
-        .timeoutSource(new Deadline(b.deadlineNanos)).build();
+        .timeoutSource(new CommandDeadline(b.deadlineNanos)).build();
     for (RedisURI uri : endpoint.uris()) {
       uri.setTimeout(HANDSHAKE_TIMEOUT);
     }
@@ -109,6 +118,11 @@ final class Connector implements AutoCloseable {
       this.client = b.client;
       this.probe = null;
     } else if (endpoint.cluster()) {
+      if (b.eventLoops != null) {
+        LOG.log(System.Logger.Level.INFO, "sluice-redis: {0} is a cluster: its connections stay "
+            + "on the store''s own I/O threads (event loops serve a standalone server only)",
+            endpoint);
+      }
       RedisClusterClient cluster = RedisClusterClient.create(resources, endpoint.uris());
       cluster.setOptions(ClusterClientOptions.builder()
           .autoReconnect(true)
@@ -129,18 +143,28 @@ final class Connector implements AutoCloseable {
       probe.setOptions(ClientOptions.builder().autoReconnect(false).socketOptions(socket)
           .build());
     } else {
-      RedisClient standalone = RedisClient.create(resources);
-      standalone.setOptions(ClientOptions.builder()
+      ClientOptions options = ClientOptions.builder()
           .autoReconnect(true)
           .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
           .requestQueueSize(queue)
           .timeoutOptions(timeouts)
           .socketOptions(socket)
-          .build());
+          .build();
+      RedisClient standalone = RedisClient.create(resources);
+      standalone.setOptions(options);
       this.client = standalone;
       this.probe = null;
+      for (EventLoop loop : loops(b)) {
+        LoopClient lc = new LoopClient(resources, loop);
+        lc.setOptions(options);
+        loopClients.add(lc);
+      }
     }
-    this.watch = new Watch(endpoint, resources, events, restored);
+    List<EventLoop> loops = new ArrayList<>();
+    loopClients.forEach(lc -> loops.add(lc.loop()));
+    this.lanes = new Lanes(loops);
+    this.watch = new Watch(endpoint, resources, events, restored,
+        loops.isEmpty() ? () -> true : lanes::allOpen, timer);
     this.thread = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "sluice-redis-connect");
       t.setDaemon(true);
@@ -148,6 +172,20 @@ final class Connector implements AutoCloseable {
     });
     // close() drops the next attempt and lets a running one finish (see there)
     thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+  }
+
+  /** The loops of {@code b.eventLoops}, each once (standalone only). */
+  private static List<EventLoop> loops(RedisStore.Builder b) {
+    List<EventLoop> loops = new ArrayList<>();
+    if (b.eventLoops == null) {
+      return loops;
+    }
+    for (EventExecutor e : b.eventLoops) {
+      if (!loops.contains(e)) {
+        loops.add((EventLoop) e);
+      }
+    }
+    return loops;
   }
 
   /** Starts connecting in the background; the warmer and callbacks must be usable by now. */
@@ -173,9 +211,9 @@ final class Connector implements AutoCloseable {
     return timer;
   }
 
-  /** The connection once ready, else null. */
-  Library.Conn conn() {
-    return conn;
+  /** The store's connections; each has its connection once the store is ready. */
+  Lanes lanes() {
+    return lanes;
   }
 
   /**
@@ -203,17 +241,19 @@ final class Connector implements AutoCloseable {
     if (closed) {
       return;
     }
-    Library.Conn c = null;
+    List<Library.Conn> opened = new ArrayList<>(lanes.size());
     try {
       probeSeeds();
-      c = open();
-      library.prepare(c).get(HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      warmStart = System.nanoTime();
-      warm(c);
-    } catch (Exception e) {
-      if (c != null) {
-        c.raw().closeAsync();
+      Library.Conn shared = open(client);
+      opened.add(shared);
+      library.prepare(shared).get(HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      for (LoopClient lc : loopClients) {
+        opened.add(open(lc));
       }
+      warmStart = System.nanoTime();
+      warm(opened);
+    } catch (Exception e) {
+      opened.forEach(c -> c.raw().closeAsync());
       if (e instanceof InterruptedException || closed) {
         return;
       }
@@ -223,17 +263,19 @@ final class Connector implements AutoCloseable {
       return;
     }
     if (closed) {
-      c.raw().closeAsync();
+      opened.forEach(c -> c.raw().closeAsync());
       return;
     }
-    conn = c;
+    lanes.publish(opened);
     started.complete(null);
     watch.start();
-    LOG.log(System.Logger.Level.INFO, "sluice-redis: ready: {0} (connected, scripts loaded, "
+    LOG.log(System.Logger.Level.INFO, "sluice-redis: ready: {0} (connected{3}, scripts loaded, "
         + "warmed in {1} ms{2})", endpoint,
         String.valueOf(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmStart)),
         failing == null ? "" : "; after " + failedAttempts + " failed attempts in "
-            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failingSince) + " ms");
+            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failingSince) + " ms",
+        loopClients.isEmpty() ? "" : "; one connection on each of " + loopClients.size()
+            + " event loops and one for other threads");
     events.emit(RedisStore.Event.READY, endpoint.toString());
   }
 
@@ -283,28 +325,31 @@ final class Connector implements AutoCloseable {
     throw first;
   }
 
-  private Library.Conn open() {
-    if (client instanceof RedisClusterClient cluster) {
+  private Library.Conn open(AbstractRedisClient c) {
+    if (c instanceof RedisClusterClient cluster) {
       var sc = cluster.connect(StringCodec.UTF8);
       return new Library.Conn(sc.async(), sc);
     }
-    var sc = ((RedisClient) client).connect(StringCodec.UTF8, endpoint.uris().get(0));
+    var sc = ((RedisClient) c).connect(StringCodec.UTF8, endpoint.uris().get(0));
     return new Library.Conn(sc.async(), sc);
   }
 
   /**
    * {@value #WARM_UP_CALLS} decisions' worth of client work, {@value #WARM_UP_IN_FLIGHT} at a
-   * time, so the first real burst does not run cold code (see the class comment). Best effort:
-   * only an unusable connection fails it, a timeout does not.
+   * time, so the first real burst does not run cold code (see the class comment). Waves take
+   * the lanes in turn, each at least one. Best effort: only an unusable connection fails it, a
+   * timeout does not.
    */
-  private void warm(Library.Conn c) throws InterruptedException, ExecutionException,
+  private void warm(List<Library.Conn> conns) throws InterruptedException, ExecutionException,
       TimeoutException {
     long until = System.nanoTime() + WARM_UP_NANOS;
-    for (int done = 0; done < WARM_UP_CALLS && !closed && System.nanoTime() - until < 0;
-        done += warmInFlight) {
+    for (int done = 0, n = 0; !closed && (n < conns.size()
+        || (done < WARM_UP_CALLS && System.nanoTime() - until < 0)); done += warmInFlight, n++) {
+      int lane = n % conns.size();
+      Library.Conn c = conns.get(lane);
       CompletableFuture<?>[] wave = new CompletableFuture<?>[warmInFlight];
       for (int i = 0; i < wave.length; i++) {
-        wave[i] = warmer.apply(c);
+        wave[i] = warmer.apply(lane, c);
       }
       CompletableFuture.allOf(wave).handle((v, e) -> e == null || !Library.fatal(e)
           || Library.unwrap(e) instanceof RedisCommandTimeoutException ? null
@@ -330,46 +375,22 @@ final class Connector implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     watch.close();
+    lanes.forget();
     if (probe != null) {
       probe.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+    for (LoopClient lc : loopClients) {
+      lc.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
     if (owned) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       resources.shutdown(0, 2, TimeUnit.SECONDS);
     } else {
-      Library.Conn c = conn;
+      Library.Conn c = lanes.get(0).conn();
       if (c != null) {
         c.raw().close();
       }
     }
     timer.stop();
-  }
-
-  /**
-   * Lettuce's command timeout: the deadline for the data path (the scripts, DBSIZE), the
-   * handshake timeout for everything else: FUNCTION and SCRIPT LOAD compile the library, and the
-   * commands Lettuce sends while connecting (CLIENT SETINFO, PING, ...) may take longer than a
-   * decision on a busy server. Since the store's timer fires a deadline within a tenth of it
-   * (Lettuce's ticked every 100 ms), a 50 ms deadline on those failed connects under load.
-   */
-  private static final class Deadline extends TimeoutOptions.TimeoutSource {
-    private final long deadlineNanos;
-
-    Deadline(long deadlineNanos) {
-      this.deadlineNanos = deadlineNanos;
-    }
-
-    @Override
-    public long getTimeout(RedisCommand<?, ?, ?> command) {
-      var type = command.getType();
-      return type == CommandType.FCALL || type == CommandType.EVALSHA
-          || type == CommandType.EVAL || type == CommandType.DBSIZE
-          ? deadlineNanos : HANDSHAKE_TIMEOUT.toNanos();
-    }
-
-    @Override
-    public TimeUnit getTimeUnit() {
-      return TimeUnit.NANOSECONDS;
-    }
   }
 }

@@ -30,14 +30,29 @@ final class Evaluator {
   private final Calls calls;
   private final LongSupplier pinned;
   private final RuleCodec codec = new RuleCodec();
-  private final Batcher batcher;
+  /**
+   * One per lane: a batch goes out on one connection (see {@link Batcher}). The loops' lanes
+   * share the {@value Batcher#CALLS} calls in flight (at least one each): with two calls each,
+   * two loops sent about twice the calls per decision of the shared lane, so half-size batches
+   * and more work for Redis, which then missed deadlines on a busy core (docs/bench/gateway.md,
+   * issue 9, run C).
+   */
+  private final Batcher[] batchers;
   private final String warmId = Long.toHexString(ThreadLocalRandom.current().nextLong());
 
-  Evaluator(Keys keys, Calls calls, LongSupplier pinned) {
+  Evaluator(Keys keys, Calls calls, LongSupplier pinned, int lanes) {
     this.keys = keys;
     this.calls = calls;
     this.pinned = pinned;
-    this.batcher = keys.cluster() ? null : new Batcher(calls, this::clock);
+    if (keys.cluster()) {
+      this.batchers = null;
+    } else {
+      this.batchers = new Batcher[lanes];
+      int perLoop = lanes > 1 ? Math.max(1, Batcher.CALLS / (lanes - 1)) : Batcher.CALLS;
+      for (int i = 0; i < lanes; i++) {
+        batchers[i] = new Batcher(calls, this::clock, i == 0 ? Batcher.CALLS : perLoop);
+      }
+    }
   }
 
   /** The rules of one hash slot, in check order. */
@@ -52,14 +67,18 @@ final class Evaluator {
     return pinned == null ? "" : Long.toString(pinned.getAsLong());
   }
 
-  /** The verdicts of a check on the rules' laid-out keys ({@link Keys#rule}). */
-  CompletableFuture<Verdict[]> evaluate(List<Rule> rules, List<String> ruleKeys, long cost) {
+  /**
+   * The verdicts of a check on the rules' laid-out keys ({@link Keys#rule}); {@code blocking}:
+   * the caller will wait for them (see {@link Lanes#pick}).
+   */
+  CompletableFuture<Verdict[]> evaluate(List<Rule> rules, List<String> ruleKeys, long cost,
+      boolean blocking) {
     if (rules.size() == 1) {
       RuleCodec.Bucket b = codec.encode(rules.get(0)).bucket();
       if (b != null && cost > 0 && cost < TWO53 / b.intervalMicros()) {
         String key = ruleKeys.get(0);
-        return calls.call("evaluate", c -> bucket(c, key, b, cost)).thenApply(r -> new Verdict[] {
-            bucketVerdict(b, cost, r)});
+        return calls.call("evaluate", blocking, (c, lane) -> bucket(lane, c, key, b, cost))
+            .thenApply(r -> new Verdict[] {bucketVerdict(b, cost, r)});
       }
     }
     long start = calls.now();
@@ -69,24 +88,8 @@ final class Evaluator {
       groups.add(group(rules, ruleKeys, which));
     }
     String clock = clock();
-    CompletableFuture<List<List<Object>>> replies = calls.call("evaluate", c -> {
-      List<CompletableFuture<List<Object>>> fs = new ArrayList<>(groups.size());
-      for (Group g : groups) {
-        String[] args = withHeader(g.args, clock, costArg, Integer.toString(g.index.size()));
-        fs.add(calls.run(c, Scripts.EVALUATE, ScriptOutputType.MULTI,
-            g.keys.toArray(String[]::new), args));
-      }
-      if (fs.size() == 1) {
-        return fs.get(0).thenApply(List::of);
-      }
-      return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).thenApply(v -> {
-        List<List<Object>> all = new ArrayList<>(fs.size());
-        for (CompletableFuture<List<Object>> f : fs) {
-          all.add(f.join());
-        }
-        return all;
-      });
-    });
+    CompletableFuture<List<List<Object>>> replies = calls.call("evaluate", blocking,
+        (c, lane) -> evaluateLua(c, groups, clock, costArg));
     return replies.thenCompose(r -> {
       Verdict[] out = new Verdict[rules.size()];
       boolean refused = false;
@@ -121,6 +124,27 @@ final class Evaluator {
       g.args.addAll(Arrays.asList(e.args()));
     }
     return g;
+  }
+
+  /** evaluate.lua for each slot's group, in parallel on {@code c}: the replies in group order. */
+  private CompletableFuture<List<List<Object>>> evaluateLua(Library.Conn c, List<Group> groups,
+      String clock, String costArg) {
+    List<CompletableFuture<List<Object>>> fs = new ArrayList<>(groups.size());
+    for (Group g : groups) {
+      String[] args = withHeader(g.args, clock, costArg, Integer.toString(g.index.size()));
+      fs.add(calls.run(c, Scripts.EVALUATE, ScriptOutputType.MULTI,
+          g.keys.toArray(String[]::new), args));
+    }
+    if (fs.size() == 1) {
+      return fs.get(0).thenApply(List::of);
+    }
+    return CompletableFuture.allOf(fs.toArray(CompletableFuture[]::new)).thenApply(v -> {
+      List<List<Object>> all = new ArrayList<>(fs.size());
+      for (CompletableFuture<List<Object>> f : fs) {
+        all.add(f.join());
+      }
+      return all;
+    });
   }
 
   private static String[] withHeader(List<String> body, String... head) {
@@ -162,7 +186,7 @@ final class Evaluator {
     }
     String clock = clock();
     String costArg = Long.toString(cost);
-    CompletableFuture<Void> sent = calls.call("refund", c -> {
+    CompletableFuture<Void> sent = calls.call("refund", false, (c, lane) -> {
       List<CompletableFuture<Object>> fs = new ArrayList<>();
       for (Group r : refunds) {
         String[] args = withHeader(r.args, clock, Long.toString(r.now), costArg,
@@ -213,11 +237,11 @@ final class Evaluator {
     return Verdict.refused(limit, remaining, reset, retry, score, type == 2);
   }
 
-  /** bucket.lua on one key: batched with concurrent ones on a standalone server. */
-  private CompletableFuture<Long> bucket(Library.Conn c, String key, RuleCodec.Bucket b,
-      long cost) {
-    if (batcher != null) {
-      return batcher.submit(c, key, b, cost);
+  /** bucket.lua on one key: batched with concurrent ones of its lane on a standalone server. */
+  private CompletableFuture<Long> bucket(int lane, Library.Conn c, String key,
+      RuleCodec.Bucket b, long cost) {
+    if (batchers != null) {
+      return batchers[lane].submit(c, key, b, cost);
     }
     String[] k = {key};
     String[] a = {clock(), Long.toString(cost), b.prefix(), b.cap(), b.interval()};
@@ -227,11 +251,11 @@ final class Evaluator {
   /**
    * One token-bucket decision's client work on {@code c} (codec, key, script call, reply), at
    * cost 0 on a key nobody uses: Redis finds nothing and stores nothing (bucket.lua deletes a
-   * fresh state). The {@link Connector} runs it before the store is ready.
+   * fresh state). The {@link Connector} runs it on each lane before the store is ready.
    */
-  CompletableFuture<Verdict> warmUp(Library.Conn c) {
+  CompletableFuture<Verdict> warmUp(int lane, Library.Conn c) {
     RuleCodec.Bucket b = codec.encode(WARM_UP).bucket();
-    return bucket(c, keys.rule(WARM_UP.name() + ":" + warmId), b, 0)
+    return bucket(lane, c, keys.rule(WARM_UP.name() + ":" + warmId), b, 0)
         .thenApply(r -> bucketVerdict(b, 0, r));
   }
 }

@@ -25,9 +25,10 @@ import java.util.function.LongSupplier;
 /**
  * The {@link Store} behind {@link RedisStore}; see there for the design. Asynchronous
  * underneath: every operation is a stage from the {@link Calls} discipline (circuit, in-flight
- * bound, deadline) on the {@link Connector}'s connection, with keys from {@link Keys} and checks
- * run by the {@link Evaluator}. The synchronous methods, for library callers, wait for that
- * stage, at most its deadline; nothing on the store's own threads ever waits.
+ * bound, deadline) on one of the {@link Connector}'s connections ({@link Lanes}), with keys from
+ * {@link Keys} and checks run by the {@link Evaluator}. The synchronous methods, for library
+ * callers, wait for that stage, at most its deadline, and always go out on the shared lane;
+ * nothing on the store's own threads ever waits.
  */
 final class LettuceStore implements Store {
 
@@ -54,14 +55,14 @@ final class LettuceStore implements Store {
     // The callbacks run only once connected, after start() below.
     this.connector = new Connector(b, library, events, this::warmUp, this::connectionBack);
     this.calls = new Calls(b, connector, library, events);
-    this.evaluator = new Evaluator(keys, calls, b.pinnedMicros);
+    this.evaluator = new Evaluator(keys, calls, b.pinnedMicros, connector.lanes().size());
     this.admin = new RedisAdmin(keys, calls, this::clock);
     this.waitNanos = b.deadlineNanos + Threads.slackNanos(b.deadlineNanos);
     connector.start();
   }
 
-  private CompletableFuture<Verdict> warmUp(Library.Conn c) {
-    return evaluator.warmUp(c);
+  private CompletableFuture<Verdict> warmUp(int lane, Library.Conn c) {
+    return evaluator.warmUp(lane, c);
   }
 
   private void connectionBack() {
@@ -78,9 +79,14 @@ final class LettuceStore implements Store {
     }
   }
 
-  /** True once the first connection is up (tests wait on it). */
+  /** True once the store is ready (tests wait on it). */
   boolean connected() {
-    return connector.conn() != null;
+    return connector.lanes().get(0).conn() != null;
+  }
+
+  /** The store's connections (tests look at them). */
+  Lanes lanes() {
+    return connector.lanes();
   }
 
   CircuitBreaker breaker() {
@@ -107,13 +113,13 @@ final class LettuceStore implements Store {
   @Override
   public CompletionStage<Verdicts> evaluateAsync(List<Rule> rules, Identity identity, long cost,
       Verdicts out) {
-    return verdicts(rules, identity, cost).thenApply(v -> write(v, out));
+    return verdicts(rules, identity, cost, false).thenApply(v -> write(v, out));
   }
 
   @Override
   public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
     // Written here, not in a continuation: a wait that gives up must leave the buffer alone.
-    write(await(verdicts(rules, identity, cost), "evaluate"), out);
+    write(await(verdicts(rules, identity, cost, true), "evaluate"), out);
   }
 
   private static Verdicts write(Verdict[] verdicts, Verdicts out) {
@@ -126,7 +132,7 @@ final class LettuceStore implements Store {
 
   /** The verdicts of a check: from the refusal cache, or from Redis (then cached). */
   private CompletableFuture<Verdict[]> verdicts(List<Rule> rules, Identity identity,
-      long cost) {
+      long cost, boolean blocking) {
     int n = rules.size();
     List<String> coreKeys = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -143,7 +149,7 @@ final class LettuceStore implements Store {
     for (int i = 0; i < n; i++) {
       ruleKeys.add(keys.rule(coreKeys.get(i)));
     }
-    CompletableFuture<Verdict[]> remote = evaluator.evaluate(rules, ruleKeys, cost);
+    CompletableFuture<Verdict[]> remote = evaluator.evaluate(rules, ruleKeys, cost, blocking);
     return remote.thenApply(v -> {
       if (anyRefused(v)) {
         admin.noteRefusals(rules, coreKeys, v);
@@ -168,52 +174,62 @@ final class LettuceStore implements Store {
 
   @Override
   public CompletionStage<Long> acquireAsync(String key, int max, long ttlNanos) {
-    long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-    return lease("acquire", key, "A", id, max, ttlNanos).thenApply(ok -> ok == 1 ? id : 0L);
+    return acquire(key, max, ttlNanos, false);
   }
 
   @Override
   public long acquire(String key, int max, long ttlNanos) {
-    return await(acquireAsync(key, max, ttlNanos), "acquire");
+    return await(acquire(key, max, ttlNanos, true), "acquire");
+  }
+
+  private CompletableFuture<Long> acquire(String key, int max, long ttlNanos, boolean blocking) {
+    long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    return lease("acquire", blocking, key, "A", id, max, ttlNanos)
+        .thenApply(ok -> ok == 1 ? id : 0L);
   }
 
   @Override
   public CompletionStage<Boolean> renewAsync(String key, long lease, long ttlNanos) {
-    return lease("renew", key, "R", lease, 0, ttlNanos).thenApply(ok -> ok == 1);
+    return lease("renew", false, key, "R", lease, 0, ttlNanos).thenApply(ok -> ok == 1);
   }
 
   @Override
   public boolean renew(String key, long lease, long ttlNanos) {
-    return await(renewAsync(key, lease, ttlNanos), "renew");
+    return await(lease("renew", true, key, "R", lease, 0, ttlNanos), "renew") == 1;
   }
 
   @Override
   public CompletionStage<Void> releaseAsync(String key, long lease) {
-    return lease("release", key, "X", lease, 0, 0).thenApply(x -> null);
+    return lease("release", false, key, "X", lease, 0, 0).thenApply(x -> null);
   }
 
   @Override
   public void release(String key, long lease) {
-    await(releaseAsync(key, lease), "release");
+    await(lease("release", true, key, "X", lease, 0, 0), "release");
   }
 
   @Override
   public int leases(String key) {
-    return (int) (long) await(lease("leases", key, "N", 0, 0, 0), "leases");
+    return (int) (long) await(lease("leases", true, key, "N", 0, 0, 0), "leases");
   }
 
-  private CompletableFuture<Long> lease(String what, String key, String op, long id, int max,
-      long ttlNanos) {
+  private CompletableFuture<Long> lease(String what, boolean blocking, String key, String op,
+      long id, int max, long ttlNanos) {
     String[] k = {keys.lease(key)};
     String[] a = {clock(), op, Long.toString(id), Integer.toString(max),
         Long.toString(RuleCodec.micros(ttlNanos))};
-    return calls.call(what, c -> calls.<Long>run(c, Scripts.LEASES, ScriptOutputType.INTEGER, k,
-        a));
+    return calls.call(what, blocking, (c, lane) -> calls.<Long>run(c, Scripts.LEASES,
+        ScriptOutputType.INTEGER, k, a));
   }
 
   @Override
   public CompletionStage<Verdict> cooldownAsync(String key, Cooldown policy,
       Cooldown.Event event) {
+    return cooldown(key, policy, event, false);
+  }
+
+  private CompletableFuture<Verdict> cooldown(String key, Cooldown policy, Cooldown.Event event,
+      boolean blocking) {
     String[] k = {keys.cooldown(key)};
     String[] a = {clock(),
         switch (event) {
@@ -225,13 +241,13 @@ final class LettuceStore implements Store {
         Long.toString(RuleCodec.micros(policy.retryWindow().toNanos())),
         Long.toString(RuleCodec.micros(policy.cooldown().toNanos())),
         Long.toString(RuleCodec.micros(policy.maxCooldown().toNanos()))};
-    return calls.<List<Object>>call("cooldown", c -> calls.run(c, Scripts.COOLDOWN,
-        ScriptOutputType.MULTI, k, a)).thenApply(r -> Evaluator.verdict(r, 1));
+    return calls.<List<Object>>call("cooldown", blocking, (c, lane) -> calls.run(c,
+        Scripts.COOLDOWN, ScriptOutputType.MULTI, k, a)).thenApply(r -> Evaluator.verdict(r, 1));
   }
 
   @Override
   public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
-    return await(cooldownAsync(key, policy, event), "cooldown");
+    return await(cooldown(key, policy, event, true), "cooldown");
   }
 
   // The admin view: see RedisAdmin. A bad key text fails the stage, as every other problem does.
@@ -280,7 +296,8 @@ final class LettuceStore implements Store {
   /** Keys in the Redis database (all of them, not only Sluice's; summed over a cluster). */
   @Override
   public long size() {
-    return await(calls.call("size", c -> c.cmd().dbsize().toCompletableFuture()), "size");
+    return await(calls.call("size", true, (c, lane) -> c.cmd().dbsize().toCompletableFuture()),
+        "size");
   }
 
   private String clock() {

@@ -4,6 +4,9 @@ import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import io.lettuce.core.RedisClient;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -33,7 +36,8 @@ import java.util.function.LongSupplier;
  * many calls are pending, its stage fails with {@link dev.sluice.core.StoreException} (the rate
  * limiter applies each rule's on-store-error outcome and marks the decision degraded), or, with
  * a {@linkplain Builder#fallback fallback store}, the fallback answers. Stages complete on the
- * store's I/O and timer threads: continuations must not block there. The store connects in the
+ * store's I/O and timer threads (or, with {@link Builder#eventLoops}, on the caller's own event
+ * loop): continuations must not block there. The store connects in the
  * background; {@link Builder#awaitConnected} makes {@code build()} wait for it, and a
  * {@link Listener} hears when it is ready, loses Redis, or trips its circuit.
  */
@@ -89,6 +93,7 @@ public final class RedisStore {
     Listener listener;
     Duration awaitConnected = Duration.ZERO;
     RedisClient client;
+    EventLoopGroup eventLoops;
 
     private Builder() {}
 
@@ -165,6 +170,28 @@ public final class RedisStore {
       return this;
     }
 
+    /**
+     * Opens one more connection on each of these Netty event loops (the caller's own, such as
+     * the gateway's), so that a call made on a loop is written, answered and completed on that
+     * loop with no thread switch. Calls from any other thread, and every blocking call, use the
+     * store's own connection and I/O thread. The loops must outlive the store: close the store
+     * first, and never from one of the loops. NIO or epoll loops; standalone Redis only (a
+     * cluster keeps the store's own I/O threads). Default: none (sluice-redis/README.md, "On
+     * the application's event loops").
+     */
+    public Builder eventLoops(EventLoopGroup group) {
+      if (group != null) {
+        for (EventExecutor e : group) {
+          if (!(e instanceof EventLoop loop) || LoopClient.channelFor(loop) == null) {
+            throw new InvalidValueException("eventLoops", e.getClass().getName(),
+                "Netty 4.2 NIO or epoll event loops");
+          }
+        }
+      }
+      this.eventLoops = group;
+      return this;
+    }
+
     /** Hears when the store is ready, loses Redis or trips its circuit (default: none). */
     public Builder listener(Listener listener) {
       this.listener = listener;
@@ -220,6 +247,10 @@ public final class RedisStore {
       if (client != null && endpoint.cluster()) {
         throw new InvalidValueException("uri", endpoint.toString(),
             "redis:// or rediss:// with a client (a cluster gets the store's own client)");
+      }
+      if (client != null && eventLoops != null) {
+        throw new InvalidValueException("eventLoops", eventLoops.toString(),
+            "none with the application's client (its connection has its own threads)");
       }
       LettuceStore store = new LettuceStore(this);
       if (!awaitConnected.isZero()) {

@@ -5,12 +5,14 @@ import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.ReconnectAttemptEvent;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import io.lettuce.core.resource.ClientResources;
+import io.netty.util.Timer;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import reactor.core.Disposable;
 
 /**
@@ -21,6 +23,12 @@ import reactor.core.Disposable;
  *
  * <p>Only reconnect attempts mark a node lost: a connection closed on purpose (a topology
  * refresh's, the store's own on close) is never retried, so it never shows up here.
+ *
+ * <p>With a connection per event loop ({@link Lanes}), a restarted Redis drops them all at once
+ * and they come back one by one: the outage ends when the last one is back, not at the first
+ * (whose probes would fail on the others and reopen the circuit). An activation that finds
+ * another connection still down checks again every {@value #RECHECK_MILLIS} ms, in case that
+ * one's own activation came first.
  */
 final class Watch implements AutoCloseable {
 
@@ -30,6 +38,9 @@ final class Watch implements AutoCloseable {
   private final ClientResources resources;
   private final Events events;
   private final Runnable restored;
+  private final BooleanSupplier allOpen;
+  private final Timer timer;
+  static final long RECHECK_MILLIS = 50;
   private final Map<String, Outage> down = new ConcurrentHashMap<>();
   private volatile Disposable subscription;
   private volatile boolean closed;
@@ -39,11 +50,14 @@ final class Watch implements AutoCloseable {
     final AtomicInteger failures = new AtomicInteger();
   }
 
-  Watch(Endpoint endpoint, ClientResources resources, Events events, Runnable restored) {
+  Watch(Endpoint endpoint, ClientResources resources, Events events, Runnable restored,
+      BooleanSupplier allOpen, Timer timer) {
     this.endpoint = endpoint;
     this.resources = resources;
     this.events = events;
     this.restored = restored;
+    this.allOpen = allOpen;
+    this.timer = timer;
   }
 
   void start() {
@@ -70,17 +84,28 @@ final class Watch implements AutoCloseable {
       }
       events.emit(RedisStore.Event.CONNECT_FAILED, Failures.reason(f.getCause()));
     } else if (e instanceof ConnectionActivatedEvent a) {
-      String node = node(a.remoteAddress());
-      Outage o = down.remove(node);
-      if (o != null) {
-        LOG.log(System.Logger.Level.INFO, "sluice-redis: reconnected to {0} ({1}) after {2} ms "
-            + "and {3} failed attempts", node, endpoint,
-            String.valueOf(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - o.since)),
-            String.valueOf(o.failures.get()));
-        if (down.isEmpty()) {
-          restored.run();
-          events.emit(RedisStore.Event.CONNECTION_RESTORED, node);
-        }
+      back(node(a.remoteAddress()));
+    }
+  }
+
+  /** A connection to {@code node} is back; the outage ends once all of them are. */
+  private void back(String node) {
+    Outage o = down.get(node);
+    if (o == null || closed) {
+      return;
+    }
+    if (!allOpen.getAsBoolean()) {
+      timer.newTimeout(t -> back(node), RECHECK_MILLIS, TimeUnit.MILLISECONDS);
+      return;
+    }
+    if (down.remove(node, o)) {
+      LOG.log(System.Logger.Level.INFO, "sluice-redis: reconnected to {0} ({1}) after {2} ms "
+          + "and {3} failed attempts", node, endpoint,
+          String.valueOf(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - o.since)),
+          String.valueOf(o.failures.get()));
+      if (down.isEmpty()) {
+        restored.run();
+        events.emit(RedisStore.Event.CONNECTION_RESTORED, node);
       }
     }
   }

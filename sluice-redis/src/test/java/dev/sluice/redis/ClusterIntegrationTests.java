@@ -9,6 +9,9 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import io.lettuce.core.cluster.SlotHash;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +45,24 @@ class ClusterIntegrationTests {
       }
     }
     return sum;
+  }
+
+  /** Event loops are for a standalone server: a cluster store keeps its own threads, and works. */
+  @Test
+  void eventLoops_onACluster_keepTheStoresOwnConnection() {
+    RedisCluster cluster = Servers.cluster();
+    EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    try (Store store = Stores.connected(RedisStore.builder().uri(cluster.uri())
+        .keyPrefix(Stores.uniquePrefix("loops")).eventLoops(loops)
+        .deadline(Duration.ofSeconds(2)).build())) {
+      assertThat(Stores.lettuce(store).lanes().size()).isEqualTo(1);
+      Decision d = RateLimiter.of(store).check(CHAT, Identity.ip("10.7.0.1").with("user", "u")
+          .with("event", "send"));
+      assertThat(d.allowed()).isTrue();
+      assertThat(d.degraded()).isFalse();
+    } finally {
+      loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
   }
 
   @Test

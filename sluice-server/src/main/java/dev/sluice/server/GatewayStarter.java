@@ -5,6 +5,7 @@ import dev.sluice.policy.PolicyConfig;
 import dev.sluice.server.gateway.DecisionApi;
 import dev.sluice.server.gateway.Gateway;
 import dev.sluice.server.gateway.GatewayEvents;
+import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.function.Supplier;
@@ -21,17 +22,19 @@ interface GatewayStarter {
     void close();
   }
 
+  /** Starts the gateway on {@code loops} (made by {@link Gateway#eventLoops}), left running. */
   Running start(InetSocketAddress listen, URI upstream, Supplier<PolicyConfig> config,
-      RateLimiter limiter, GatewayEvents events, int ioThreads, DecisionApi api) throws Exception;
+      RateLimiter limiter, GatewayEvents events, EventLoopGroup loops, DecisionApi api)
+      throws Exception;
 
   /**
    * The Netty gateway of {@code dev.sluice.server.gateway}. Its handlers never wait for a store
    * on an I/O thread, so Netty's default thread count (twice the cores) suits Redis as well.
    */
   static GatewayStarter netty() {
-    return (listen, upstream, config, limiter, events, ioThreads, api) -> {
+    return (listen, upstream, config, limiter, events, loops, api) -> {
       Gateway gateway = Gateway.builder().listen(listen).upstream(upstream).config(config)
-          .limiter(limiter).events(events).threads(ioThreads).decisionApi(api).start();
+          .limiter(limiter).events(events).eventLoops(loops).decisionApi(api).start();
       return new Running() {
         @Override
         public int port() {

@@ -15,6 +15,8 @@ import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyLoader;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.StoreSettings;
+import dev.sluice.server.gateway.Gateway;
+import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -30,6 +32,8 @@ public final class SluiceServer implements AutoCloseable {
 
   private final AtomicReference<LoadedPolicy> policy;
   private final Store store;
+  /** The gateway's I/O loops, shared with the Redis store; null without a gateway. */
+  private final EventLoopGroup loops;
   private final Metrics metrics;
   private final GatewayStarter.Running gateway;
   private final RlsServer rls;
@@ -39,11 +43,12 @@ public final class SluiceServer implements AutoCloseable {
   private final Log log;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, Metrics metrics,
-      GatewayStarter.Running gateway, RlsServer rls, AdminServer admin, PolicyReloader reloader,
-      Runnable hangup, Log log) {
+  private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, EventLoopGroup loops,
+      Metrics metrics, GatewayStarter.Running gateway, RlsServer rls, AdminServer admin,
+      PolicyReloader reloader, Runnable hangup, Log log) {
     this.policy = policy;
     this.store = store;
+    this.loops = loops;
     this.metrics = metrics;
     this.gateway = gateway;
     this.rls = rls;
@@ -93,7 +98,16 @@ public final class SluiceServer implements AutoCloseable {
         : AdminToken.read(options.adminTokenFile());
     StoreHealth health = storeSettings.local() ? StoreHealth.memory()
         : StoreHealth.remote(PolicyLoader.redact(storeSettings.uri()));
-    Store store = Stores.open(storeSettings, health);
+    // The gateway's loops exist before the store, which may put a Redis connection on each.
+    EventLoopGroup loops = options.listen() != null ? Gateway.eventLoops(options.ioThreads())
+        : null;
+    Store store;
+    try {
+      store = Stores.open(storeSettings, health, Stores.onLoops() ? loops : null);
+    } catch (RuntimeException e) {
+      shutdown(loops);
+      throw e;
+    }
     Metrics metrics = new Metrics((level, message, fields) -> {
       switch (level) {
         case "ERROR" -> log.error(message, fields);
@@ -151,7 +165,7 @@ public final class SluiceServer implements AutoCloseable {
       if (options.listen() != null) {
         gateway = listen("--listen", options.listen(),
             () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-                options.ioThreads(), CheckApi.create(config, limiter, metrics.registry())));
+                loops, CheckApi.create(config, limiter, metrics.registry())));
         log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
             + gateway.port(), "upstream", options.upstream() == null
                 ? "built-in demo (200 and a small JSON body)" : options.upstream());
@@ -184,9 +198,19 @@ public final class SluiceServer implements AutoCloseable {
         rls.close();
       }
       store.close();
+      shutdown(loops);
       throw e;
     }
-    return new SluiceServer(ref, store, metrics, gateway, rls, admin, reloader, hangup, log);
+    return new SluiceServer(ref, store, loops, metrics, gateway, rls, admin, reloader, hangup,
+        log);
+  }
+
+  /** Last, after the store has closed its connections on them. */
+  private static void shutdown(EventLoopGroup loops) {
+    if (loops != null) {
+      loops.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS)
+          .syncUninterruptibly();
+    }
   }
 
   /** Something that binds an address. */
@@ -304,7 +328,11 @@ public final class SluiceServer implements AutoCloseable {
         rls.close();
       }
     } finally {
-      store.close();
+      try {
+        store.close();
+      } finally {
+        shutdown(loops);
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.sluice.server;
 import dev.sluice.core.Store;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.policy.StoreSettings;
+import io.netty.channel.EventLoopGroup;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,14 +24,27 @@ final class Stores {
       Logger.getLogger("io.lettuce.core.protocol.ReconnectionHandler"),
       Logger.getLogger("io.lettuce.core.cluster.topology.DefaultClusterTopologyRefresh"));
 
+  /**
+   * {@code -Dsluice.redis.eventLoops=true} puts a standalone Redis store's connections on the
+   * gateway's I/O loops, one each (sluice-redis/README.md). Off by default: through the gateway
+   * under load it made decisions miss their deadline (docs/bench/gateway.md, issue 9, run C).
+   */
+  static final String ON_LOOPS = "sluice.redis.eventLoops";
+
+  static boolean onLoops() {
+    return Boolean.parseBoolean(System.getProperty(ON_LOOPS, "false"));
+  }
+
   private Stores() {}
 
   /**
-   * Opens the store; a Redis store reports to {@code health} and connects in the background.
+   * Opens the store; a Redis store reports to {@code health}, connects in the background, and
+   * with {@code loops} (the gateway's when {@link #onLoops}, else null) puts a connection on
+   * each of them, so that the gateway's decisions never leave their loop.
    *
    * @throws IllegalArgumentException with a message a person can act on, when it cannot be opened
    */
-  static Store open(StoreSettings settings, RedisStore.Listener health) {
+  static Store open(StoreSettings settings, RedisStore.Listener health, EventLoopGroup loops) {
     String uri = settings.uri();
     if (settings.local()) {
       return settings.memory();
@@ -38,7 +52,7 @@ final class Stores {
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")
         || uri.startsWith("redis-cluster://")) {
       QUIETED.forEach(l -> l.setLevel(Level.SEVERE));
-      return settings.redis().listener(health).build();
+      return settings.redis().listener(health).eventLoops(loops).build();
     }
     throw new IllegalArgumentException("store : " + uri
         + " (expected: memory, redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");

@@ -13,9 +13,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.Objects;
@@ -50,17 +53,28 @@ public final class Gateway implements AutoCloseable {
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
+  /** Null when the workers are the caller's: close() then closes the connections, not them. */
+  private final ChannelGroup children;
   private final Channel server;
   private final DemoUpstream demo;
   private final URI upstream;
 
-  private Gateway(EventLoopGroup boss, EventLoopGroup workers, Channel server, DemoUpstream demo,
-      URI upstream) {
+  private Gateway(EventLoopGroup boss, EventLoopGroup workers, ChannelGroup children,
+      Channel server, DemoUpstream demo, URI upstream) {
     this.boss = boss;
     this.workers = workers;
+    this.children = children;
     this.server = server;
     this.demo = demo;
     this.upstream = upstream;
+  }
+
+  /**
+   * I/O loops of the gateway's transport (epoll or NIO), for {@link Builder#eventLoops}:
+   * {@code threads}, or 0 for Netty's default of twice the processors.
+   */
+  public static EventLoopGroup eventLoops(int threads) {
+    return new MultiThreadIoEventLoopGroup(threads, Transport.ioHandler());
   }
 
   /**
@@ -99,7 +113,10 @@ public final class Gateway implements AutoCloseable {
     return demo != null;
   }
 
-  /** Stops accepting, closes every connection and waits (a few seconds at most) for the loops. */
+  /**
+   * Stops accepting, closes every connection and waits (a few seconds at most) for the loops;
+   * loops given to {@link Builder#eventLoops} keep running.
+   */
   @Override
   public void close() {
     server.close().syncUninterruptibly();
@@ -107,7 +124,11 @@ public final class Gateway implements AutoCloseable {
       demo.close();
     }
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    if (children != null) {
+      children.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    } else {
+      workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
   }
 
   @Override
@@ -125,6 +146,7 @@ public final class Gateway implements AutoCloseable {
     private GatewayEvents events = GatewayEvents.none();
     private Ticker ticker = Ticker.system();
     private int threads;
+    private EventLoopGroup eventLoops;
     private DecisionApi decisionApi;
 
     private Builder() {}
@@ -180,6 +202,16 @@ public final class Gateway implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Runs on these I/O loops ({@link Gateway#eventLoops}), which the caller shuts down after
+     * {@link Gateway#close} (the Redis store shares them); null (the default): the gateway's
+     * own, of {@link #threads} threads.
+     */
+    public Builder eventLoops(EventLoopGroup loops) {
+      this.eventLoops = loops;
+      return this;
+    }
+
     public Gateway start() {
       if (config == null) {
         throw new IllegalArgumentException("config : null (expected: a config supplier)");
@@ -189,7 +221,9 @@ public final class Gateway implements AutoCloseable {
       }
       Snapshot.Source snapshots = new Snapshot.Source(config);
       EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, Transport.ioHandler());
-      EventLoopGroup workers = new MultiThreadIoEventLoopGroup(threads, Transport.ioHandler());
+      EventLoopGroup workers = eventLoops != null ? eventLoops : Gateway.eventLoops(threads);
+      ChannelGroup children = eventLoops != null
+          ? new DefaultChannelGroup(GlobalEventExecutor.INSTANCE) : null;
       DemoUpstream demo = null;
       try {
         URI target = upstream;
@@ -211,6 +245,9 @@ public final class Gateway implements AutoCloseable {
             .childHandler(new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
+                if (children != null) {
+                  children.add(ch);
+                }
                 GatewaySettings g = snapshots.get().gateway;
                 long idle = Math.max(0, g.idleTimeout().toMillis());
                 ch.pipeline().addLast("http", new HttpServerCodec(new HttpDecoderConfig()
@@ -232,14 +269,14 @@ public final class Gateway implements AutoCloseable {
               }
             })
             .bind(listen).sync().channel();
-        return new Gateway(boss, workers, server, demo, target);
+        return new Gateway(boss, workers, children, server, demo, target);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        shutdown(boss, workers, demo);
+        shutdown(boss, eventLoops == null ? workers : null, demo);
         throw new IllegalStateException("interrupted while binding " + listen, e);
       } catch (Exception e) {
         // bind() reports a BindException through sync() although it is checked
-        shutdown(boss, workers, demo);
+        shutdown(boss, eventLoops == null ? workers : null, demo);
         if (e instanceof IllegalArgumentException iae) {
           throw iae;
         }
@@ -252,7 +289,9 @@ public final class Gateway implements AutoCloseable {
         demo.close();
       }
       boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      if (workers != null) {
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      }
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.sluice.server.Log;
 import dev.sluice.server.RedisServer;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
+import io.lettuce.core.RedisClient;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -22,6 +23,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -124,6 +129,78 @@ class GatewayRedisIntegrationTests {
       assertThat(waited).as("ms until the rule's outcome").isBetween(1900L, 3000L);
     } finally {
       redis.resume();
+    }
+  }
+
+  /**
+   * With {@code -Dsluice.redis.eventLoops=true} the Redis store puts a connection on each of the
+   * gateway's I/O threads (epoll here when it loads, as in production), besides its shared one:
+   * with 3 threads Redis sees 4, and requests are decided on them. Closing the server closes
+   * them all before the loops stop, with no warning from the store or Lettuce ("Connection is
+   * already closed" and the like). Without the property, one connection.
+   */
+  @Test
+  void redisStore_hasAConnectionOnEachIoThread_andClosesThemQuietly() throws Exception {
+    RedisServer redis = closing(RedisServer.start(RedisServer.freePort()));
+    serve(3, redis.port, "routes:", "  - {name: open, paths: [/**]}");
+    assertThat(clients(redis)).as("by default the store's own connection only").isEqualTo(1);
+    server.close();
+    server = null;
+    System.setProperty("sluice.redis.eventLoops", "true");
+    try {
+      serve(3, redis.port,
+          "rules:",
+          "  api:",
+          "    onStoreError: deny",
+          "    limits: [{type: token-bucket, burst: 100000, refill: 100000, period: 1m}]",
+          "routes:",
+          "  - {name: api, paths: [/api/**], rules: [api]}");
+    } finally {
+      System.clearProperty("sluice.redis.eventLoops");
+    }
+    assertThat(clients(redis)).as("one per I/O thread and a shared one").isEqualTo(4);
+    for (int i = 0; i < 30; i++) {
+      assertThat(statusOf(server.port(), "/api/" + i)).as("decided on Redis").isEqualTo(200);
+    }
+    List<String> warnings = new ArrayList<>();
+    Handler handler = new Handler() {
+      @Override
+      public synchronized void publish(LogRecord r) {
+        if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+          warnings.add(r.getLoggerName() + ": " + r.getMessage());
+        }
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    Logger.getLogger("").addHandler(handler);
+    try {
+      server.close();
+      server = null;
+    } finally {
+      Logger.getLogger("").removeHandler(handler);
+    }
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (clients(redis) > 0 && System.nanoTime() < until) {
+      RedisServer.pause(10);
+    }
+    assertThat(clients(redis)).as("connections left after close").isZero();
+    synchronized (handler) {
+      assertThat(warnings).isEmpty();
+    }
+  }
+
+  /** Connections on {@code redis}, without the one asking. */
+  private static int clients(RedisServer redis) {
+    RedisClient client = RedisClient.create(redis.uri());
+    try (var c = client.connect()) {
+      return (int) c.sync().clientList().lines().filter(l -> l.startsWith("id=")).count() - 1;
+    } finally {
+      client.shutdown();
     }
   }
 

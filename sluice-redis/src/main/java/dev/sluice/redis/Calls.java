@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * The call discipline: every call to Redis goes through the circuit, the in-flight bound and the
@@ -121,7 +122,7 @@ final class Calls {
    * admin API's notes): completes normally, failed or not, at once when not connected.
    */
   CompletableFuture<Void> send(Function<Library.Conn, CompletableFuture<?>> op) {
-    Library.Conn c = connector.conn();
+    Library.Conn c = connector.lanes().pick(false).conn();
     if (c == null) {
       return CompletableFuture.completedFuture(null);
     }

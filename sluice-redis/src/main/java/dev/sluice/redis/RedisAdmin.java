@@ -88,8 +88,8 @@ final class RedisAdmin {
     }
     int max = Math.min(limit, KeyState.MAX_LIST);
     String set = refusedSet(rule.keyFor(dev.sluice.core.Identity.empty()));
-    return calls.<List<ScoredValue<String>>>call("refused",
-        c -> c.cmd().zrevrangeWithScores(set, 0, KEEP - 1).toCompletableFuture())
+    return calls.<List<ScoredValue<String>>>call("refused", false,
+        (c, lane) -> c.cmd().zrevrangeWithScores(set, 0, KEEP - 1).toCompletableFuture())
         .thenCompose(members -> {
           List<CompletableFuture<Peeked>> states = new ArrayList<>(members.size());
           List<Long> at = new ArrayList<>(members.size());
@@ -128,7 +128,7 @@ final class RedisAdmin {
   /** peek on the key: its state, without changing it. Throws on a bad key text. */
   private CompletableFuture<Peeked> peek(Rule rule, String key) {
     Call call = new Call(rule, key);
-    return calls.<List<Object>>call("peek", c -> calls.run(c, Scripts.PEEK,
+    return calls.<List<Object>>call("peek", false, (c, lane) -> calls.run(c, Scripts.PEEK,
         ScriptOutputType.MULTI, call.keys, call.args(clock.get()))).thenApply(r -> {
           long now = (Long) r.get(0);
           boolean present = (Long) r.get(1) == 1;
@@ -145,13 +145,13 @@ final class RedisAdmin {
 
   CompletableFuture<Boolean> unban(Rule rule, String key) {
     Call call = new Call(rule, key);
-    return calls.<Long>call("unban", c -> calls.run(c, Scripts.UNBAN, ScriptOutputType.INTEGER,
+    return calls.<Long>call("unban", false, (c, lane) -> calls.run(c, Scripts.UNBAN, ScriptOutputType.INTEGER,
         call.keys, call.args(clock.get()))).thenApply(n -> n == 1);
   }
 
   CompletableFuture<Boolean> reset(Rule rule, String key) {
     Call call = new Call(rule, key);
-    return calls.call("reset", c -> c.cmd().del(call.keys).toCompletableFuture())
+    return calls.call("reset", false, (c, lane) -> c.cmd().del(call.keys).toCompletableFuture())
         .thenApply(n -> n > 0);
   }
 

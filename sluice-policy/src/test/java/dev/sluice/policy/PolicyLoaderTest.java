@@ -179,7 +179,7 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL + "rule: {}\n")).containsExactly(
         "p.yaml:12: rule : unknown key (expected: did you mean 'rules'? one of version, trust, "
             + "dimensions, rules, routes, global, response, cors, websocket, gateway, store, "
-            + "moderation, domains, rls, domain, descriptors)");
+            + "moderation, domains, rls, domain, descriptors, logging)");
   }
 
   @Test

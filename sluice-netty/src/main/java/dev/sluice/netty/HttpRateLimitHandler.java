@@ -132,6 +132,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     Check check = null;
     try {
       check = s.selector().apply(view);
+      exchange.route(check == null ? null : check.route());
       if (check == null || check.exempt()) {
         decided(ctx, request, s, kind, check, null);
       } else if (limiter.store().isLocal()) {

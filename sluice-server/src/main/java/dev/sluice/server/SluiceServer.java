@@ -5,6 +5,7 @@ import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
+import dev.sluice.server.log.AccessLog;
 import dev.sluice.server.rls.CheckApi;
 import dev.sluice.server.rls.RlsServer;
 import dev.sluice.policy.Durations;
@@ -35,11 +36,12 @@ public final class SluiceServer implements AutoCloseable {
   private final PolicyReloader reloader;
   private final Runnable hangup;
   private final Log log;
+  private final AccessLog accessLog;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, Metrics metrics,
       GatewayStarter.Running gateway, RlsServer rls, AdminServer admin, PolicyReloader reloader,
-      Runnable hangup, Log log) {
+      Runnable hangup, Log log, AccessLog accessLog) {
     this.policy = policy;
     this.store = store;
     this.metrics = metrics;
@@ -49,6 +51,7 @@ public final class SluiceServer implements AutoCloseable {
     this.reloader = reloader;
     this.hangup = hangup;
     this.log = log;
+    this.accessLog = accessLog;
   }
 
   /**
@@ -97,6 +100,9 @@ public final class SluiceServer implements AutoCloseable {
     metrics.trackedKeys(store::size);
     metrics.store(health);
     metrics.registerRules(installed.config().policy().rules().keySet());
+    // Always there: a reload may switch logging.access on.
+    AccessLog accessLog = new AccessLog(System.out, AccessLog.DEFAULT_QUEUE);
+    metrics.accessLog(accessLog, accessLog::dropped);
     RateLimiter limiter = RateLimiter.of(store);
     Supplier<PolicyConfig> config = () -> ref.get().config();
 
@@ -110,6 +116,11 @@ public final class SluiceServer implements AutoCloseable {
       PolicyReloader r = reloader;
       log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
       log.info("store", "store", Stores.describe(storeSettings));
+      var logging = installed.config().logging();
+      if (logging.access() != dev.sluice.policy.LoggingSettings.Access.OFF) {
+        log.info("access log", "format", logging.access().name().toLowerCase(java.util.Locale.ROOT),
+            "file", logging.accessFile() == null ? "stdout" : logging.accessFile());
+      }
       log.info("trust", "client_address", describeTrust(installed.config()));
       // Admin first, so probes see /livez and a 503 /readyz while the store connects.
       if (options.admin() != null) {
@@ -167,9 +178,11 @@ public final class SluiceServer implements AutoCloseable {
         rls.close();
       }
       store.close();
+      accessLog.close();
       throw e;
     }
-    return new SluiceServer(ref, store, metrics, gateway, rls, admin, reloader, hangup, log);
+    return new SluiceServer(ref, store, metrics, gateway, rls, admin, reloader, hangup, log,
+        accessLog);
   }
 
   /** Something that binds an address. */
@@ -287,6 +300,7 @@ public final class SluiceServer implements AutoCloseable {
         rls.close();
       }
     } finally {
+      accessLog.close();
       store.close();
     }
   }

@@ -334,6 +334,14 @@ final class Connector implements AutoCloseable {
       probe.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
     if (owned) {
+      // The store's connection first: a cluster connection closes its node connections, which
+      // leave the client's list as they close. Left to client.shutdown, each node connection was
+      // closed twice (by its cluster connection, then by the client's list), and Lettuce warned
+      // "Connection is already closed" for each.
+      Library.Conn c = conn;
+      if (c != null) {
+        c.raw().close();
+      }
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       resources.shutdown(0, 2, TimeUnit.SECONDS);
     } else {

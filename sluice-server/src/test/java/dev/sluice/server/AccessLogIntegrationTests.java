@@ -56,7 +56,7 @@ class AccessLogIntegrationTests {
       if (lines.size() >= n) {
         return lines;
       }
-      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // poll, not a timed wait
     }
     throw new AssertionError("expected " + n + " lines in " + file + ", got " + lines);
   }

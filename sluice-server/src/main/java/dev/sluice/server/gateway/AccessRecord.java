@@ -44,7 +44,10 @@ final class AccessRecord {
   /** Begins the record of {@code exchange}, or clears the channel's when the log is off. */
   static AccessRecord begin(Channel ch, Snapshot snapshot, Exchange exchange) {
     AccessRecord r = snapshot.accessLog ? new AccessRecord(snapshot, exchange) : null;
-    ch.attr(KEY).set(r);
+    if (r != null || ch.hasAttr(KEY)) {
+      // With the log off, a channel never touches the attribute.
+      ch.attr(KEY).set(r);
+    }
     return r;
   }
 

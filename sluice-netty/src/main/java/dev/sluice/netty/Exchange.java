@@ -22,6 +22,7 @@ public final class Exchange {
   private final HttpRateLimitSettings http;
   private final WebSocketGuardSettings ws;
   private final Object attachment;
+  private String route;
 
   private Exchange(NettyRequestView view, HttpRateLimitSettings http, WebSocketGuardSettings ws,
       Object attachment) {
@@ -71,6 +72,15 @@ public final class Exchange {
   /** The WebSocket guard settings pinned for this exchange, or null. */
   public WebSocketGuardSettings ws() {
     return ws;
+  }
+
+  /** The name of the route the limiter matched, or null (none matched, or not checked yet). */
+  public String route() {
+    return route;
+  }
+
+  void route(String route) {
+    this.route = route;
   }
 
   /** The application's own object for this exchange (the gateway's config snapshot), or null. */

@@ -133,6 +133,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     Check check = null;
     try {
       check = s.selector().apply(view);
+      exchange.route(check == null ? null : check.route());
       if (check == null || check.exempt()) {
         if (check != null && check.allowlisted()) {
           listener.allowlisted(kind);

@@ -61,9 +61,20 @@ public final class EffectivePolicy {
       out.put("domains", domains);
     }
     RlsSettings r = c.rls();
-    if (c.domains().isEmpty() && r.equals(RlsSettings.defaults())) {
-      return out;
+    if (!c.domains().isEmpty() || !r.equals(RlsSettings.defaults())) {
+      out.put("rls", rls(r));
     }
+    if (!c.logging().equals(LoggingSettings.defaults())) {
+      Map<String, Object> logging = new LinkedHashMap<>();
+      logging.put("access", c.logging().access().name().toLowerCase(java.util.Locale.ROOT));
+      logging.put("accessFile", c.logging().accessFile() == null ? "-"
+          : c.logging().accessFile().toString());
+      out.put("logging", logging);
+    }
+    return out;
+  }
+
+  private static Map<String, Object> rls(RlsSettings r) {
     Map<String, Object> rls = new LinkedHashMap<>();
     if (r.listen() != null) {
       rls.put("listen", r.listen());
@@ -73,8 +84,7 @@ public final class EffectivePolicy {
     rls.put("maxDescriptors", r.maxDescriptors());
     rls.put("maxEntries", r.maxEntries());
     rls.put("maxValueBytes", r.maxValueBytes());
-    out.put("rls", rls);
-    return out;
+    return rls;
   }
 
   private static List<Object> descriptors(Map<String, RlsDescriptor> nodes) {

@@ -35,10 +35,15 @@ public record LoadedPolicy(PolicyConfig config, Map<String, Object> effective,
     return config.policy().dryRun() ? this : of(config.withDryRun(), warnings, sourceName);
   }
 
-  /** One line for logs: {@code 5 rules, 6 routes, global [backstop]}. */
+  /** One line for logs: {@code 5 rules, 1 route, global [backstop]}. */
   public String summary() {
-    return config.policy().rules().size() + " rules, " + config.policy().routes().size()
-        + " routes, global " + config.policy().global().stream().map(r -> r.name()).toList()
+    return count(config.policy().rules().size(), "rule") + ", "
+        + count(config.policy().routes().size(), "route") + ", global "
+        + config.policy().global().stream().map(r -> r.name()).toList()
         + (config.policy().dryRun() ? ", dry run (every rule in shadow mode)" : "");
+  }
+
+  private static String count(int n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 }

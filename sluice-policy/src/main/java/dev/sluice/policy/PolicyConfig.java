@@ -25,6 +25,7 @@ import java.util.Map;
  *     code), from which the effective policy shows each limit as the operator wrote it
  * @param domains the {@code domains:} descriptor trees the rate limit service answers by
  * @param rls the {@code rls:} section: the rate limit service's address and answers
+ * @param logging the {@code logging:} section: the gateway's access log
  */
 public record PolicyConfig(
     Policy policy,
@@ -38,13 +39,24 @@ public record PolicyConfig(
     ModerationSettings moderation,
     Map<String, RuleSettings> rules,
     RlsDomains domains,
-    RlsSettings rls) {
+    RlsSettings rls,
+    LoggingSettings logging) {
 
   public PolicyConfig {
+    logging = logging == null ? LoggingSettings.defaults() : logging;
     domains = domains == null ? RlsDomains.none() : domains;
     rls = rls == null ? RlsSettings.defaults() : rls;
     moderation = moderation == null ? ModerationSettings.none() : moderation;
     rules = rules == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(rules));
+  }
+
+  /** A config without {@code logging:}. */
+  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
+      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
+      TrustSettings trust, ModerationSettings moderation, Map<String, RuleSettings> rules,
+      RlsDomains domains, RlsSettings rls) {
+    this(policy, response, cors, websocket, gateway, store, source, trust, moderation, rules,
+        domains, rls, null);
   }
 
   /** A config without {@code domains:} and {@code rls:}. */
@@ -52,7 +64,7 @@ public record PolicyConfig(
       WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
       TrustSettings trust, ModerationSettings moderation, Map<String, RuleSettings> rules) {
     this(policy, response, cors, websocket, gateway, store, source, trust, moderation, rules,
-        null, null);
+        null, null, null);
   }
 
   /** A config built in code: no rule entries as written (core's rules are in the policy). */
@@ -97,6 +109,6 @@ public record PolicyConfig(
   /** This config with other store settings. */
   public PolicyConfig withStore(StoreSettings store) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls);
+        moderation, rules, domains, rls, logging);
   }
 }

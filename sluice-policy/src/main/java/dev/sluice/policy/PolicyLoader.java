@@ -52,7 +52,7 @@ public final class PolicyLoader {
 
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
       "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation",
-      "domains", "rls", "domain", "descriptors", "allow", "mode");
+      "domains", "rls", "domain", "descriptors", "allow", "mode", "logging");
 
   private PolicyLoader() {}
 
@@ -118,6 +118,11 @@ public final class PolicyLoader {
     if (!ctx.errors.isEmpty() || config == null) {
       throw new ConfigException(ctx.errors, ctx.warnings);
     }
+    if (config.policy().rules().isEmpty() && config.domains().names().isEmpty()) {
+      // Valid (a file can switch every limit off), but rarely meant.
+      ctx.warnings.add(name + " has no rules: every request is allowed (add a rules: section "
+          + "and routes that use it)");
+    }
     for (String var : WELL_KNOWN_VARIABLES) {
       String value = env.get(var);
       if (value != null && !ctx.referenced.contains(var)) {
@@ -151,6 +156,7 @@ public final class PolicyLoader {
     ModerationSettings moderation = ModerationSection.parse(walk, doc, websocket.actionField());
     RlsDomains domains = DomainsSection.read(walk, doc);
     RlsSettings rls = RlsSection.read(walk, doc);
+    LoggingSettings logging = LoggingSection.read(walk, doc);
     if (!walk.errors.isEmpty()) {
       return null;
     }
@@ -162,7 +168,7 @@ public final class PolicyLoader {
       return null;
     }
     return new PolicyConfig(built, response, cors, websocket, gateway, store, walk.source, trust,
-        moderation, rules.settings(), domains, rls);
+        moderation, rules.settings(), domains, rls, logging);
   }
 
   /** Checks a store URI; the store itself is opened by whoever runs the policy. */

@@ -190,7 +190,7 @@ final class Values {
   /** The URI without its password, for logs and the effective policy. */
   static String redact(String uri) {
     Objects.requireNonNull(uri);
-    return uri.replaceAll("(://[^:/@]*:)[^@/]*@", "$1***@");
+    return dev.sluice.core.Secrets.mask(uri);
   }
 
   static String describe(Node node) {

@@ -382,14 +382,17 @@ final class Connector implements AutoCloseable {
     for (LoopClient lc : loopClients) {
       lc.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
+    // The store's connection first, then (when owned) the client: a cluster connection closes
+    // its node connections, which leave the client's list as they close. Left to
+    // client.shutdown, each node connection was closed twice (by its cluster connection, then by
+    // the client's list), and Lettuce warned "Connection is already closed" for each.
+    Library.Conn c = lanes.get(0).conn();
+    if (c != null) {
+      c.raw().close();
+    }
     if (owned) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       resources.shutdown(0, 2, TimeUnit.SECONDS);
-    } else {
-      Library.Conn c = lanes.get(0).conn();
-      if (c != null) {
-        c.raw().close();
-      }
     }
     timer.stop();
   }

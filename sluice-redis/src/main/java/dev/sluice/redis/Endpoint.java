@@ -94,12 +94,7 @@ final class Endpoint {
 
   /** The address with any password replaced, for logs and messages. */
   static String redact(String uri) {
-    int scheme = uri.indexOf("://");
-    int at = uri.lastIndexOf('@');
-    if (scheme < 0 || at < scheme) {
-      return uri;
-    }
-    return uri.substring(0, scheme + 3) + "***" + uri.substring(at);
+    return dev.sluice.core.Secrets.mask(uri);
   }
 
   boolean cluster() {

@@ -53,7 +53,7 @@ class StartupIntegrationTests {
           .uri("redis://:not-the-password@127.0.0.1:" + redis.port).listener(heard)
           .awaitConnected(Duration.ofSeconds(30)).build())
           .isInstanceOf(StoreException.class)
-          .hasMessageContaining("authentication failed for redis://***@127.0.0.1:" + redis.port)
+          .hasMessageContaining("authentication failed for redis://:***@127.0.0.1:" + redis.port)
           .hasMessageContaining("WRONGPASS")
           .hasMessageNotContaining("not-the-password");
       assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isLessThan(10);

@@ -36,31 +36,6 @@ final class AdminCommand {
   static final int USAGE = 2;
   static final int UNREACHABLE = 3;
 
-  static final String USAGE_TEXT = String.join("\n",
-      "Usage: sluice admin [--admin HOST:PORT] [--token-file FILE] [--actor NAME] [--json]",
-      "                    [--limit N] COMMAND",
-      "",
-      "Commands:",
-      "  bans [RULE]          banned keys (of every rule with a ban, or of RULE), most recently",
-      "                       refused first",
-      "  refused RULE         keys of RULE refusing now, most recently refused first",
-      "  show RULE KEY        a key's state: ban, and per limit what is left and when it is full",
-      "  unban RULE KEY       lift a key's ban (its limits stay as they are)",
-      "  reset RULE KEY       forget a key's state: a full limit and no ban",
-      "",
-      "KEY is the key as listed: the rule's dimension values joined by ':', such as",
-      "203.0.113.7 or user-42:203.0.113.7.",
-      "",
-      "Options:",
-      "  --admin HOST:PORT    the server's admin listener (default 127.0.0.1:9090; also",
-      "                       SLUICE_ADMIN)",
-      "  --token-file FILE    send the bearer token in FILE (also SLUICE_ADMIN_TOKEN_FILE)",
-      "  --actor NAME         who is asking, for the server's log (default: $USER)",
-      "  --json               print the server's JSON instead of a table",
-      "  --limit N            at most N keys in a listing, 1 to 1000 (default 100)",
-      "",
-      "Exit: 0 done, 1 not found, 2 usage or input refused, 3 server or store unreachable.",
-      "");
 
   private final PrintStream out;
   private final PrintStream err;
@@ -81,7 +56,7 @@ final class AdminCommand {
       if (a.equals("--json")) {
         json = true;
       } else if (a.equals("--help") || a.equals("-h")) {
-        out.print(USAGE_TEXT);
+        out.print(Commands.help(Commands.ADMIN));
         return OK;
       } else if (a.startsWith("--")) {
         flags.add(a);
@@ -93,8 +68,7 @@ final class AdminCommand {
       }
     }
     try {
-      Map<String, String> o = Main.options(flags,
-          List.of("--admin", "--token-file", "--actor", "--limit"));
+      Map<String, String> o = Main.options(flags, Commands.ADMIN);
       String address = o.getOrDefault("--admin", env.getOrDefault("SLUICE_ADMIN",
           "127.0.0.1:9090"));
       InetSocketAddress admin = Main.hostPort("--admin", address, "127.0.0.1");
@@ -105,9 +79,9 @@ final class AdminCommand {
       HttpRequest request = request(words, limit, admin, token, actor);
       return send(request, words.get(0), json);
     } catch (Main.UsageException e) {
-      err.println("sluice admin: " + e.getMessage());
-      err.println();
-      err.print(USAGE_TEXT);
+      String m = e.getMessage();
+      err.println("sluice admin: " + m + (m.endsWith("--help)") ? "" : " "
+          + Commands.hint(Commands.ADMIN)));
       return USAGE;
     }
   }

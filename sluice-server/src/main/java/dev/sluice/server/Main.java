@@ -1,10 +1,12 @@
 package dev.sluice.server;
 
+import dev.sluice.core.Secrets;
 import dev.sluice.policy.ConfigError;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyFormat;
 import dev.sluice.policy.PolicyLoader;
+import dev.sluice.server.log.Logging;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -32,58 +34,8 @@ public final class Main {
   public static final int INVALID_POLICY = 2;
   public static final int USAGE = 64;
 
-  static final String USAGE_TEXT = String.join("\n",
-      "Usage: sluice [serve] [--config FILE] [--listen HOST:PORT] [--upstream URL]",
-      "                      [--admin HOST:PORT|off] [--store URI] [--io-threads N]",
-      "                      [--rls HOST:PORT] [--dry-run]",
-      "       sluice check [--config FILE]",
-      "       sluice moderate [--lists DIR] [--surface SURFACE] [--] TEXT...",
-      "       sluice admin [--admin HOST:PORT] [--token-file FILE] [--json]",
-      "                    bans | refused RULE | show RULE KEY | unban RULE KEY | reset RULE KEY",
-      "       sluice --help | --version",
-      "",
-      "Commands:",
-      "  serve   run the rate-limiting gateway (the default command)",
-      "  check   validate a policy file and print the effective policy (after environment",
-      "          overrides); exit 0 if valid, 2 with every error listed if not",
-      "  moderate check names as the gateway would, one line per TEXT; exit 0 if all are",
-      "          allowed, 1 if any is refused, 2 if a list file is invalid",
-      "  admin   ask a running server's admin listener: list bans or a rule's refused keys,",
-      "          show a key, lift a ban, reset a key; exit 0 done, 1 not found, 2 usage,",
-      "          3 cannot reach the server",
-      "",
-      "Options:",
-      "  --config FILE        policy file (YAML); default: the embedded default policy (seed 000)",
-      "  --listen HOST:PORT   gateway address (default 0.0.0.0:8080; port 0 picks a free port;",
-      "                       'off' for no gateway, as for a rate limit service alone)",
-      "  --rls HOST:PORT      serve Envoy's rate limit service (gRPC, envoy.service.ratelimit.v3)",
-      "                       there, answering by the policy's domains: (also rls.listen)",
-      "  --dry-run            run every rule in shadow mode: decide, count, log, never refuse",
-      "  --upstream URL       the app to proxy to, like http://127.0.0.1:3000; default: a built-in",
-      "                       demo upstream that answers 200 with a small JSON body",
-      "  --admin HOST:PORT    admin listener: /healthz, /livez, /readyz, /metrics, /v1/policy",
-      "                       (default 127.0.0.1:9090; 'off' for none)",
-      "  --admin-token-file FILE  require Authorization: Bearer <the file's token> on every",
-      "                       /v1/ admin request; also SLUICE_ADMIN_TOKEN_FILE",
-      "  --store URI          memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
-      "                       redis-cluster://H1:P1,H2:P2; also SLUICE_STORE",
-      "  --io-threads N       the gateway's I/O threads (default: twice the cores; no store",
-      "                       ever holds one, so more are not needed for Redis)",
-      "",
-      "Environment (read by the embedded default policy; files read what they name as ${VAR}):",
-      "  LIMIT_CONNECT_BURST, LIMIT_CONNECT_RATE     WebSocket connects: 120 burst, 240/min",
-      "  LIMIT_READ_BURST, LIMIT_READ_RATE           GET/HEAD /api/**, /records/**: 120, 240/min",
-      "  LIMIT_ANALYSIS_BURST, LIMIT_ANALYSIS_RATE   /api/analysis/**: 15, 30/min",
-      "  LIMIT_WRITE_BURST, LIMIT_WRITE_RATE         other methods: 30, 60/min",
-      "  TRUST_PROXY          trusted proxy hops, counted from the right (default 0: none)",
-      "  TRUSTED_PROXIES      trusted proxy networks, comma-separated CIDRs",
-      "  RATE_LIMIT_MAX       global per-address backstop per window (default 600; 0: off)",
-      "  RATE_LIMIT_WINDOW_MS the backstop's window (default 60000)",
-      "  SLUICE_STORE         the store URI, like --store",
-      "",
-      "Reload a policy file by saving it or with SIGHUP; an invalid file is rejected and the",
-      "running policy keeps serving. Docs: docs/CONFIG.md.",
-      "");
+  /** {@code sluice --help}; each command's own help is {@link Commands#help}. */
+  static final String USAGE_TEXT = Commands.usage();
 
   private final PrintStream out;
   private final PrintStream err;
@@ -96,8 +48,6 @@ public final class Main {
   }
 
   public static void main(String[] args) {
-    System.setProperty("java.util.logging.SimpleFormatter.format",
-        "%1$tFT%1$tT.%1$tLZ %4$-5s %5$s%6$s%n");
     // Netty samples 1 buffer in 128 for leak reports by default, each with a stack trace: a
     // development aid that cost 1% of the gateway's CPU. -Dio.netty.leakDetection.level=simple
     // turns it back on.
@@ -122,22 +72,41 @@ public final class Main {
   /** Runs the command line; {@code serve} blocks until the JVM is asked to stop. */
   public int run(String[] args) {
     List<String> rest = new ArrayList<>(List.of(args));
-    String command = "serve";
+    String name = null;
     if (!rest.isEmpty() && !rest.get(0).startsWith("-")) {
-      command = rest.remove(0);
+      name = rest.remove(0);
     }
-    if (rest.contains("--help") || rest.contains("-h") || command.equals("help")) {
-      out.print(USAGE_TEXT);
+    Commands.Command command = name == null ? Commands.SERVE : Commands.find(name);
+    List<String> flags = flagsOf(rest);
+    if ("help".equals(name)) {
+      if (rest.isEmpty()) {
+        out.print(USAGE_TEXT);
+        return OK;
+      }
+      command = Commands.find(rest.get(0));
+      if (command == null || rest.size() > 1) {
+        return usageError(null, "unknown command '" + String.join(" ", rest) + "' (expected: "
+            + Commands.names() + ")");
+      }
+      out.print(Commands.help(command));
       return OK;
     }
-    if (rest.contains("--version") || rest.contains("-V") || command.equals("version")) {
+    if (flags.contains("--version") || flags.contains("-V") || "version".equals(name)) {
       out.println("sluice " + Version.get());
       return OK;
     }
+    if (command == null) {
+      return usageError(null, "unknown command '" + name + "' (expected: " + Commands.names()
+          + ")");
+    }
+    if (flags.contains("--help") || flags.contains("-h")) {
+      out.print(name == null ? USAGE_TEXT : Commands.help(command));
+      return OK;
+    }
     try {
-      switch (command) {
+      switch (command.name()) {
         case "serve":
-          return serve(parseServe(rest, env));
+          return serve(parseServe(rest, env), parseLog(rest, env));
         case "check":
           return check(parseCheck(rest));
         case "admin":
@@ -151,18 +120,33 @@ public final class Main {
             return INVALID_POLICY;
           }
         default:
-          throw new UsageException("unknown command '" + command
-              + "' (expected: serve, check, moderate or admin)");
+          throw new AssertionError(command.name());
       }
     } catch (UsageException e) {
       err.println("sluice: " + e.getMessage());
-      err.println();
-      err.print(USAGE_TEXT);
       return USAGE;
     }
   }
 
-  static Map<String, String> options(List<String> args, List<String> allowed)
+  /** One line naming what is wrong, and where to look: never the whole usage. */
+  private int usageError(Commands.Command command, String message) {
+    err.println("sluice: " + message + " " + Commands.hint(command));
+    return USAGE;
+  }
+
+  /** The arguments before a lone {@code --} (after it, {@code --help} is a text to moderate). */
+  private static List<String> flagsOf(List<String> args) {
+    int end = args.indexOf("--");
+    return end < 0 ? args : args.subList(0, end);
+  }
+
+  /** A flag {@code command} does not have, as one line with the hint. */
+  static UsageException unknownOption(Commands.Command command, String flag) {
+    return new UsageException("unknown option " + flag + " for " + command.name() + " "
+        + Commands.hint(command));
+  }
+
+  static Map<String, String> options(List<String> args, Commands.Command command)
       throws UsageException {
     Map<String, String> options = new LinkedHashMap<>();
     for (int i = 0; i < args.size(); i++) {
@@ -175,20 +159,25 @@ public final class Main {
         value = arg.substring(eq + 1);
       }
       if (!arg.startsWith("-")) {
-        throw new UsageException("unexpected argument '" + arg + "'");
+        throw new UsageException("unexpected argument '" + arg + "' for " + command.name() + " "
+            + Commands.hint(command));
       }
-      if (!allowed.contains(name)) {
-        throw new UsageException("unknown option '" + name + "' (expected: one of "
-            + String.join(", ", allowed) + ")");
+      if (!command.accepts(name)) {
+        throw unknownOption(command, name);
       }
-      if (value == null) {
+      if (command.isSwitch(name)) {
+        if (value != null) {
+          throw new UsageException(name + " takes no value " + Commands.hint(command));
+        }
+        value = "true";
+      } else if (value == null) {
         if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
-          throw new UsageException(name + " needs a value");
+          throw new UsageException(name + " needs a value " + Commands.hint(command));
         }
         value = args.get(++i);
       }
       if (options.put(name, value) != null) {
-        throw new UsageException(name + " given twice");
+        throw new UsageException(name + " given twice " + Commands.hint(command));
       }
     }
     return options;
@@ -196,14 +185,8 @@ public final class Main {
 
   static ServeOptions parseServe(List<String> args, Map<String, String> env)
       throws UsageException {
-    boolean dryRun = args.contains("--dry-run");
-    if (args.indexOf("--dry-run") != args.lastIndexOf("--dry-run")) {
-      throw new UsageException("--dry-run given twice");
-    }
-    args = args.stream().filter(a -> !a.equals("--dry-run")).toList();
-    Map<String, String> o = options(args,
-        List.of("--config", "--listen", "--upstream", "--admin", "--store", "--io-threads",
-            "--rls", "--admin-token-file"));
+    Map<String, String> o = options(args, Commands.SERVE);
+    boolean dryRun = o.containsKey("--dry-run");
     ServeOptions d = ServeOptions.defaults();
     Path config = o.containsKey("--config") ? Path.of(o.get("--config")) : null;
     String l = o.get("--listen");
@@ -222,14 +205,14 @@ public final class Main {
       try {
         store = PolicyLoader.storeUri(o.get("--store"));
       } catch (IllegalArgumentException e) {
-        throw new UsageException("--store : \"" + o.get("--store") + "\" (expected: "
+        throw new UsageException("--store : \"" + Secrets.mask(o.get("--store")) + "\" (expected: "
             + e.getMessage() + ")");
       }
     } else if (env.get("SLUICE_STORE") != null && !env.get("SLUICE_STORE").isBlank()) {
       try {
         store = PolicyLoader.storeUri(env.get("SLUICE_STORE"));
       } catch (IllegalArgumentException e) {
-        throw new UsageException("SLUICE_STORE : \"" + env.get("SLUICE_STORE")
+        throw new UsageException("SLUICE_STORE : \"" + Secrets.mask(env.get("SLUICE_STORE"))
             + "\" (expected: " + e.getMessage() + ")");
       }
     }
@@ -253,12 +236,48 @@ public final class Main {
         ioThreads, rls, dryRun, token == null ? null : Path.of(token));
   }
 
+  /** The process's log from {@code --log-level}/{@code --log-format} or their variables. */
+  Log parseLog(List<String> args, Map<String, String> env) throws UsageException {
+    Map<String, String> o = options(args, Commands.SERVE);
+    Log.Level level = Log.Level.INFO;
+    Log.Format format = Log.Format.TEXT;
+    String l = setting(o, "--log-level", env, "SLUICE_LOG_LEVEL");
+    String f = setting(o, "--log-format", env, "SLUICE_LOG_FORMAT");
+    try {
+      if (l != null) {
+        level = Log.Level.parse(l);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException((o.containsKey("--log-level") ? "--log-level" : "SLUICE_LOG_LEVEL")
+          + " : " + e.getMessage());
+    }
+    try {
+      if (f != null) {
+        format = Log.Format.parse(f);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException((o.containsKey("--log-format") ? "--log-format"
+          : "SLUICE_LOG_FORMAT") + " : " + e.getMessage());
+    }
+    return new Log(err, level, format);
+  }
+
+  /** The flag's value, else the variable's when set and not blank, else null. */
+  private static String setting(Map<String, String> o, String flag, Map<String, String> env,
+      String variable) {
+    if (o.containsKey(flag)) {
+      return o.get(flag);
+    }
+    String v = env.get(variable);
+    return v == null || v.isBlank() ? null : v;
+  }
+
   static Path parseCheck(List<String> args) throws UsageException {
     List<String> rest = new ArrayList<>(args);
     if (rest.size() == 1 && !rest.get(0).startsWith("-")) {
       return Path.of(rest.get(0));
     }
-    Map<String, String> o = options(rest, List.of("--config"));
+    Map<String, String> o = options(rest, Commands.CHECK);
     return o.containsKey("--config") ? Path.of(o.get("--config")) : null;
   }
 
@@ -313,16 +332,16 @@ public final class Main {
     try {
       loaded = file == null ? PolicyLoader.loadDefault(env) : PolicyLoader.load(file, env);
     } catch (ConfigException e) {
-      e.warnings().forEach(w -> err.println("warning: " + w));
+      e.warnings().forEach(w -> err.println("warning: " + Secrets.mask(w)));
       List<ConfigError> errors = e.errors();
       err.println((file == null ? PolicyLoader.DEFAULT_NAME : file) + ": invalid policy, "
           + errors.size() + (errors.size() == 1 ? " error:" : " errors:"));
       for (ConfigError error : errors) {
-        err.println("  " + error);
+        err.println("  " + Secrets.mask(error.toString()));
       }
       return INVALID_POLICY;
     }
-    loaded.warnings().forEach(w -> err.println("warning: " + w));
+    loaded.warnings().forEach(w -> err.println("warning: " + Secrets.mask(w)));
     out.println("# effective policy of " + loaded.sourceName()
         + " (environment applied, defaults filled in)");
     out.print(PolicyFormat.toYaml(loaded.effective()));
@@ -330,15 +349,25 @@ public final class Main {
     return OK;
   }
 
-  private int serve(ServeOptions options) {
-    Log log = new Log(err);
+  private int serve(ServeOptions options, Log log) {
+    Log previous = Log.process();
+    Logging.setUp(log);
+    try {
+      return serveWith(options, log);
+    } finally {
+      // In production the process ends here; in a test the next run logs where it did before.
+      Log.install(previous);
+    }
+  }
+
+  private int serveWith(ServeOptions options, Log log) {
     SluiceServer server;
     try {
       server = SluiceServer.start(options, env, log);
     } catch (ConfigException e) {
       log.error("invalid policy; not starting", "errors", e.errors().size());
       for (ConfigError error : e.errors()) {
-        err.println("  " + error);
+        err.println("  " + Secrets.mask(error.toString()));
       }
       return INVALID_POLICY;
     } catch (Exception e) {

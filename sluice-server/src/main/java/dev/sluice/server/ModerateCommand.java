@@ -48,12 +48,12 @@ final class ModerateCommand {
       }
       int eq = arg.indexOf('=');
       String name = eq > 0 ? arg.substring(0, eq) : arg;
-      if (!name.equals("--lists") && !name.equals("--surface")) {
-        throw new Main.UsageException("unknown option '" + name + "' (expected: --lists, "
-            + "--surface, or -- before texts that start with --)");
+      if (!Commands.MODERATE.accepts(name)) {
+        throw Main.unknownOption(Commands.MODERATE, name);
       }
       if (eq < 0 && i + 1 >= args.size()) {
-        throw new Main.UsageException(name + " needs a value");
+        throw new Main.UsageException(name + " needs a value "
+            + Commands.hint(Commands.MODERATE));
       }
       String value = eq > 0 ? arg.substring(eq + 1) : args.get(++i);
       if (name.equals("--lists")) {
@@ -63,7 +63,8 @@ final class ModerateCommand {
       }
     }
     if (texts.isEmpty()) {
-      throw new Main.UsageException("moderate needs at least one TEXT");
+      throw new Main.UsageException("moderate needs at least one TEXT "
+          + Commands.hint(Commands.MODERATE));
     }
     Moderator moderator;
     try {

@@ -7,6 +7,7 @@ import dev.sluice.server.admin.AdminToken;
 import dev.sluice.server.admin.Incidents;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
+import dev.sluice.server.log.AccessLog;
 import dev.sluice.server.rls.CheckApi;
 import dev.sluice.server.rls.RlsServer;
 import dev.sluice.policy.Durations;
@@ -41,11 +42,12 @@ public final class SluiceServer implements AutoCloseable {
   private final PolicyReloader reloader;
   private final Runnable hangup;
   private final Log log;
+  private final AccessLog accessLog;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, EventLoopGroup loops,
       Metrics metrics, GatewayStarter.Running gateway, RlsServer rls, AdminServer admin,
-      PolicyReloader reloader, Runnable hangup, Log log) {
+      PolicyReloader reloader, Runnable hangup, Log log, AccessLog accessLog) {
     this.policy = policy;
     this.store = store;
     this.loops = loops;
@@ -56,6 +58,7 @@ public final class SluiceServer implements AutoCloseable {
     this.reloader = reloader;
     this.hangup = hangup;
     this.log = log;
+    this.accessLog = accessLog;
   }
 
   /**
@@ -118,6 +121,9 @@ public final class SluiceServer implements AutoCloseable {
     metrics.trackedKeys(store::size);
     metrics.store(health);
     metrics.registerRules(installed.config().policy().rules().keySet());
+    // Always there: a reload may switch logging.access on.
+    AccessLog accessLog = new AccessLog(System.out, AccessLog.DEFAULT_QUEUE);
+    metrics.accessLog(accessLog, accessLog::dropped);
     RateLimiter limiter = RateLimiter.of(store);
     Supplier<PolicyConfig> config = () -> ref.get().config();
 
@@ -132,6 +138,11 @@ public final class SluiceServer implements AutoCloseable {
       PolicyReloader r = reloader;
       log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
       log.info("store", "store", Stores.describe(storeSettings));
+      var logging = installed.config().logging();
+      if (logging.access() != dev.sluice.policy.LoggingSettings.Access.OFF) {
+        log.info("access log", "format", logging.access().name().toLowerCase(java.util.Locale.ROOT),
+            "file", logging.accessFile() == null ? "stdout" : logging.accessFile());
+      }
       log.info("trust", "client_address", describeTrust(installed.config()));
       // Admin first, so probes see /livez and a 503 /readyz while the store connects.
       if (options.admin() != null) {
@@ -198,11 +209,12 @@ public final class SluiceServer implements AutoCloseable {
         rls.close();
       }
       store.close();
+      accessLog.close();
       shutdown(loops);
       throw e;
     }
     return new SluiceServer(ref, store, loops, metrics, gateway, rls, admin, reloader, hangup,
-        log);
+        log, accessLog);
   }
 
   /** Last, after the store has closed its connections on them. */
@@ -328,6 +340,7 @@ public final class SluiceServer implements AutoCloseable {
         rls.close();
       }
     } finally {
+      accessLog.close();
       try {
         store.close();
       } finally {

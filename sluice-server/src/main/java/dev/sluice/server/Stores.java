@@ -3,10 +3,9 @@ package dev.sluice.server;
 import dev.sluice.core.Store;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.policy.StoreSettings;
+import dev.sluice.server.log.Logging;
 import io.netty.channel.EventLoopGroup;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /** Opens the store a policy's {@code store:} section (or {@code --store}) names. */
 final class Stores {
@@ -16,13 +15,12 @@ final class Stores {
    * every 5 s ("Cannot reconnect to ..."), per node on every topology refresh ("Unable to
    * connect to ..."), an INFO per reconnect. The store logs each outage itself, once when it
    * starts and once when it ends, and counts the attempts in between
-   * ({@code sluice_store_connect_failures_total}); Lettuce's errors still show. Held here
-   * because java.util.logging forgets the level of a logger nobody references.
+   * ({@code sluice_store_connect_failures_total}); Lettuce's errors still show.
    */
-  private static final List<Logger> QUIETED = List.of(
-      Logger.getLogger("io.lettuce.core.protocol.ConnectionWatchdog"),
-      Logger.getLogger("io.lettuce.core.protocol.ReconnectionHandler"),
-      Logger.getLogger("io.lettuce.core.cluster.topology.DefaultClusterTopologyRefresh"));
+  private static final List<String> QUIETED = List.of(
+      "io.lettuce.core.protocol.ConnectionWatchdog",
+      "io.lettuce.core.protocol.ReconnectionHandler",
+      "io.lettuce.core.cluster.topology.DefaultClusterTopologyRefresh");
 
   /**
    * {@code -Dsluice.redis.eventLoops=true} puts a standalone Redis store's connections on the
@@ -51,10 +49,10 @@ final class Stores {
     }
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")
         || uri.startsWith("redis-cluster://")) {
-      QUIETED.forEach(l -> l.setLevel(Level.SEVERE));
+      QUIETED.forEach(l -> Logging.quiet(l, Log.Level.ERROR));
       return settings.redis().listener(health).eventLoops(loops).build();
     }
-    throw new IllegalArgumentException("store : " + uri
+    throw new IllegalArgumentException("store : " + dev.sluice.core.Secrets.mask(uri)
         + " (expected: memory, redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");
   }
 

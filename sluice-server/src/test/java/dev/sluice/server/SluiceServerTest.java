@@ -137,11 +137,24 @@ class SluiceServerTest {
   void redisStore_fromEnv_isUsed_andPasswordsAreRedacted() throws Exception {
     Path p = dir.resolve("p.yaml");
     write(p, POLICY + "store:\n  startupWait: 0s\n");
-    start(p, null, Map.of("SLUICE_STORE", "redis://:secret@127.0.0.1:1"));
-    assertThat(config.get().store().uri()).isEqualTo("redis://:secret@127.0.0.1:1");
-    assertThat(server.policy().effective().get("store").toString())
-        .contains("uri=redis://:***@127.0.0.1:1");
-    assertThat(log()).contains("redis://:***@127.0.0.1:1").doesNotContain("secret");
+    // The process's log too, as in sluice serve: the Redis store's own lines (System.Logger, so
+    // java.util.logging) come through the same Log, and the same mask.
+    Log previous = Log.process();
+    dev.sluice.server.log.Logging.setUp(log);
+    try {
+      start(p, null, Map.of("SLUICE_STORE", "redis://:secret@127.0.0.1:1"));
+      assertThat(config.get().store().uri()).isEqualTo("redis://:secret@127.0.0.1:1");
+      assertThat(server.policy().effective().get("store").toString())
+          .contains("uri=redis://:***@127.0.0.1:1");
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+      while (!log().contains("sluice-redis: cannot reach") && System.nanoTime() < deadline) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // poll, not a timed wait
+      }
+      assertThat(log()).contains("WARN  sluice-redis: cannot reach redis://:***@127.0.0.1:1 yet")
+          .contains("redis://:***@127.0.0.1:1").doesNotContain("secret");
+    } finally {
+      dev.sluice.server.log.Logging.setUp(previous);
+    }
   }
 
   @Test

@@ -37,13 +37,26 @@ class StoreStartupIntegrationTests {
 
   final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
   final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  final Log log = new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8));
   SluiceServer server;
+  Log previous;
+
+  /**
+   * The process's log is this test's, as in sluice serve: the Redis store's warnings about the
+   * store these tests keep away land here, where a test can read them, not on the console.
+   */
+  @org.junit.jupiter.api.BeforeEach
+  void captureProcessLog() {
+    previous = Log.process();
+    dev.sluice.server.log.Logging.setUp(log);
+  }
 
   @AfterEach
   void stop() {
     if (server != null) {
       server.close();
     }
+    dev.sluice.server.log.Logging.setUp(previous);
   }
 
   Path policy(String store) throws IOException {
@@ -62,8 +75,7 @@ class StoreStartupIntegrationTests {
 
   SluiceServer start(String... args) {
     try {
-      return SluiceServer.start(Main.parseServe(List.of(args), Map.of()), Map.of(),
-          new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
+      return SluiceServer.start(Main.parseServe(List.of(args), Map.of()), Map.of(), log);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@org.junit.jupiter.api.extension.ExtendWith(ResolverWarnings.class)
 class ClientAddressResolverTest {
 
   private static final String XFF = "X-Forwarded-For";
@@ -107,6 +108,8 @@ class ClientAddressResolverTest {
       ClientAddressResolver.direct().resolve("203.0.113.7", headers(FWD, "for=1.1.1.1")).toString();
       ClientAddressResolver.builder().build().resolve("203.0.113.7", headers(XRI, "1.1.1.1")).toString();
       assertThat(ClientAddressResolver.ignoredHeadersWarnings()).isEqualTo(1);
+      assertThat(ResolverWarnings.LOGGED).last()
+          .isEqualTo("WARNING " + ClientAddressResolver.IGNORED_HEADERS_WARNING);
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+@org.junit.jupiter.api.extension.ExtendWith(dev.sluice.core.address.ResolverWarnings.class)
 class PolicyTest {
 
   /** A request as a test writes it. */

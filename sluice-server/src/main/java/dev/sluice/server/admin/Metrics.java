@@ -5,6 +5,7 @@ import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
 import dev.sluice.micrometer.SluiceMetrics;
 import dev.sluice.policy.Durations;
+import dev.sluice.server.gateway.AccessEntry;
 import dev.sluice.server.gateway.GatewayEvents;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -61,6 +62,7 @@ public final class Metrics implements GatewayEvents {
   private final AtomicLong webSockets = new AtomicLong();
   private volatile LongSupplier trackedKeys = () -> 0;
   private volatile StoreHealth store = StoreHealth.memory();
+  private volatile java.util.function.Consumer<AccessEntry> accessLog = e -> {};
 
   /** Where the metrics write their structured lines (bans, shadow refusals, store errors). */
   @FunctionalInterface
@@ -112,6 +114,23 @@ public final class Metrics implements GatewayEvents {
         m -> m.store.circuitOpenings())
         .description("Times the circuit opened (again after failed probes too).")
         .register(registry);
+  }
+
+  /**
+   * Sends finished exchanges to {@code sink} (the access log) and exposes its drops as
+   * {@code sluice_access_log_dropped_total}.
+   */
+  public void accessLog(java.util.function.Consumer<AccessEntry> sink, LongSupplier dropped) {
+    this.accessLog = sink;
+    io.micrometer.core.instrument.FunctionCounter.builder("sluice.access.log.dropped", dropped,
+        LongSupplier::getAsLong)
+        .description("Access log lines dropped because the writer fell behind (a full queue) or "
+            + "could not write.").register(registry);
+  }
+
+  @Override
+  public void exchange(AccessEntry entry) {
+    accessLog.accept(entry);
   }
 
   /** The number of keys the store holds, read at every scrape. */

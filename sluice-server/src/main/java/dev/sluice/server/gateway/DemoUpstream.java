@@ -60,7 +60,8 @@ final class DemoUpstream implements AutoCloseable {
                 new Demo(),
                 new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
                     .websocketPath("/").checkStartsWith(true).allowExtensions(false)
-                    .maxFramePayloadLength(64 << 20).build()));
+                    .maxFramePayloadLength(64 << 20).build()),
+                new CutRequests());
           }
         })
         .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
@@ -128,6 +129,24 @@ final class DemoUpstream implements AutoCloseable {
         ctx.writeAndFlush(response).addListener(keepAlive ? ChannelFutureListener.CLOSE_ON_FAILURE
             : ChannelFutureListener.CLOSE);
       }
+    }
+  }
+
+  /**
+   * A request the gateway cut off (a body over its cap, a client that went away) closes the
+   * connection mid-message: the aggregator reports that, and it is no fault of anyone's, so it is
+   * closed here instead of reaching the pipeline's tail as a warning with a stack trace. Anything
+   * else still goes on.
+   */
+  private static final class CutRequests extends io.netty.channel.ChannelInboundHandlerAdapter {
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof io.netty.handler.codec.PrematureChannelClosureException
+          || cause instanceof java.io.IOException) {
+        ctx.close();
+        return;
+      }
+      ctx.fireExceptionCaught(cause);
     }
   }
 }

@@ -63,6 +63,8 @@ final class FrontHandler extends ChannelDuplexHandler {
   private long bodyBytes;
   /** The head timeout, armed while a connection owes the next request head. */
   private Deadline head;
+  /** The access log's record of the current exchange, or null when the log is off. */
+  private AccessRecord access;
 
   FrontHandler(Snapshot.Source snapshots, GatewayEvents events) {
     this.snapshots = snapshots;
@@ -143,7 +145,9 @@ final class FrontHandler extends ChannelDuplexHandler {
     cancelHeadTimer();
     snapshot = snapshots.get();
     // Every later handler reads this exchange's settings from here: one snapshot per request.
-    Exchange.begin(ctx.channel(), request, snapshot.http, snapshot.ws, snapshot);
+    Exchange exchange = Exchange.begin(ctx.channel(), request, snapshot.http, snapshot.ws,
+        snapshot);
+    access = AccessRecord.begin(ctx.channel(), snapshot, exchange);
     current = request;
     inFlight = true;
     requestDone = false;
@@ -160,6 +164,7 @@ final class FrontHandler extends ChannelDuplexHandler {
       return;
     }
     if (isHealthCheck(request)) {
+      access = null;
       discarding = !full;
       ReferenceCountUtil.release(request);
       boolean keepAlive = HttpUtil.isKeepAlive(request) && !discarding;
@@ -212,8 +217,15 @@ final class FrontHandler extends ChannelDuplexHandler {
     events.generated(status.code());
     responseDone = true;
     responseStarted = true;
-    ChannelFuture f = ctx.writeAndFlush(Generated.json(request, status, json,
-        snapshot == null ? null : snapshot.cors, keepAlive));
+    Object response = Generated.json(request, status, json,
+        snapshot == null ? null : snapshot.cors, keepAlive);
+    ChannelPromise promise = ctx.newPromise();
+    if (access != null) {
+      // Written from here, so it passes this handler's write() by: logged here.
+      access.generated();
+      promise = accessLogged(ctx, response, true, promise);
+    }
+    ChannelFuture f = ctx.writeAndFlush(response, promise);
     if (keepAlive) {
       f.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     } else {
@@ -302,6 +314,9 @@ final class FrontHandler extends ChannelDuplexHandler {
         ends = true;
       }
     }
+    if (access != null) {
+      promise = accessLogged(ctx, msg, ends, promise);
+    }
     ctx.write(msg, promise);
     if (ends && inFlight) {
       if (held.isEmpty()) {
@@ -312,6 +327,27 @@ final class FrontHandler extends ChannelDuplexHandler {
         ctx.executor().execute(() -> responseFinished(ctx));
       }
     }
+  }
+
+  /**
+   * Counts what goes out; at the exchange's end (or its upgrade) reads the facts at once, before
+   * a pipelined request can replace them, and reports the entry when the write completed.
+   */
+  private ChannelPromise accessLogged(ChannelHandlerContext ctx, Object msg, boolean ends,
+      ChannelPromise promise) {
+    AccessRecord r = access;
+    if (msg instanceof HttpResponse response && (response.status().code() >= 200 || upgraded)) {
+      r.status(response.status().code());
+    }
+    r.counted(msg);
+    if (!ends && !upgraded) {
+      return promise;
+    }
+    access = null;
+    AccessEntry entry = r.finish(ctx.channel());
+    ChannelPromise p = promise.unvoid();
+    p.addListener(done -> events.exchange(entry));
+    return p;
   }
 
   @Override

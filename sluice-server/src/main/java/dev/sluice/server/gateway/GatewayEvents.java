@@ -59,6 +59,12 @@ public interface GatewayEvents {
   /** The gateway answered by itself: 413, 414, 431, 502, 504 and so on. */
   default void generated(int status) {}
 
+  /**
+   * An exchange completed (its response's last byte was written); called only while the policy's
+   * {@code logging.access} is on.
+   */
+  default void exchange(AccessEntry entry) {}
+
   /** Events that ignore everything. */
   static GatewayEvents none() {
     return new GatewayEvents() {};

@@ -133,6 +133,10 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     Forwarding.forward(h, peer, upstream.authority);
     HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
         Forwarding.originForm(request.uri()), h);
+    AccessRecord access = AccessRecord.of(client);
+    if (access != null) {
+      access.upstreamSent();
+    }
     send(out);
     if (request instanceof LastHttpContent last) {
       send(new DefaultLastHttpContent(last.content().retain(), last.trailingHeaders()));
@@ -246,6 +250,10 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
       return;
     }
     events.generated(status.code());
+    AccessRecord access = AccessRecord.of(client);
+    if (access != null) {
+      access.generated();
+    }
     dropRest = !requestComplete;
     boolean keepAlive = clientKeepAlive && requestComplete;
     ctx.writeAndFlush(Generated.error(current, status, snap.cors, keepAlive))
@@ -264,6 +272,10 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     }
     this.responseDeadline.disarm();
     headReceived = true;
+    AccessRecord access = AccessRecord.of(client);
+    if (access != null) {
+      access.upstreamAnswered();
+    }
     upKeepAlive = HttpUtil.isKeepAlive(response);
     Forwarding.stripHopByHop(response.headers());
     boolean bodiless = HttpMethod.HEAD.equals(current.method()) || code == 204 || code == 304;

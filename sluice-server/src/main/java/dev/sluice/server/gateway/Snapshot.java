@@ -5,6 +5,7 @@ import dev.sluice.netty.CorsHeaders;
 import dev.sluice.netty.HttpRateLimitSettings;
 import dev.sluice.netty.WebSocketGuardSettings;
 import dev.sluice.policy.GatewaySettings;
+import dev.sluice.policy.LoggingSettings;
 import dev.sluice.policy.ModerationSettings;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.WebSocketSettings;
@@ -25,6 +26,8 @@ final class Snapshot {
   final HttpRateLimitSettings http;
   final WebSocketGuardSettings ws;
   final ModerationSettings moderation;
+  /** Whether exchanges are written to the access log. */
+  final boolean accessLog;
 
   private Snapshot(PolicyConfig config) {
     this.config = config;
@@ -39,6 +42,7 @@ final class Snapshot {
         .build();
     this.ws = webSocket(policy, w);
     this.moderation = config.moderation();
+    this.accessLog = config.logging().access() != LoggingSettings.Access.OFF;
   }
 
   static Snapshot of(PolicyConfig config) {

@@ -49,7 +49,8 @@ class MainTest {
     assertThat(r.code()).isEqualTo(0);
     assertThat(r.out()).startsWith("# effective policy of " + p)
         .contains("    - type: sliding-window\n      name: api\n      limit: 90\n      window: 1m\n");
-    assertThat(r.err()).isEqualTo(p + ": valid (1 rules, 1 routes, global [])\n");
+    // Issue 13: it said "1 rules, 1 routes".
+    assertThat(r.err()).isEqualTo(p + ": valid (1 rule, 1 route, global [])\n");
   }
 
   @Test
@@ -107,28 +108,75 @@ class MainTest {
   void help_andVersion() {
     Run help = run(Map.of(), "--help");
     assertThat(help.code()).isZero();
-    assertThat(help.out()).startsWith("Usage: sluice [serve]").contains("LIMIT_ANALYSIS_BURST");
+    assertThat(help.out()).startsWith("Usage: sluice [serve]").contains("LIMIT_ANALYSIS_BURST")
+        .contains("SLUICE_LOG_LEVEL").contains("  check     validate a policy file");
+    assertThat(run(Map.of(), "help").out()).isEqualTo(help.out());
     Run version = run(Map.of(), "--version");
     assertThat(version.code()).isZero();
     assertThat(version.out()).startsWith("sluice ");
-    assertThat(run(Map.of(), "check", "--help").out()).startsWith("Usage:");
+  }
+
+  /** Issue 13: check --help, serve --help and help check printed the global help. */
+  @Test
+  void issue13_eachSubcommandsHelp_isItsOwn() {
+    Run check = run(Map.of(), "check", "--help");
+    assertThat(check.code()).isZero();
+    assertThat(check.out()).startsWith("Usage: sluice check [--config FILE] [FILE]\n")
+        .contains("validate a policy file").contains("  --help")
+        .doesNotContain("--listen").doesNotContain("Commands:");
+    assertThat(run(Map.of(), "help", "check").out()).isEqualTo(check.out());
+    assertThat(run(Map.of(), "check", "-h").out()).isEqualTo(check.out());
+
+    Run serve = run(Map.of(), "serve", "--help");
+    assertThat(serve.out()).startsWith("Usage: sluice [serve] [--config FILE] [--listen HOST:PORT]")
+        .contains("  --log-format FORMAT   text (default) or json")
+        .contains("  --io-threads N").contains("SLUICE_STORE").doesNotContain("--surface")
+        .doesNotContain("Commands:");
+    assertThat(run(Map.of(), "help", "serve").out()).isEqualTo(serve.out());
+
+    Run moderate = run(Map.of(), "moderate", "--help");
+    assertThat(moderate.out()).startsWith("Usage: sluice moderate [--lists DIR] "
+        + "[--surface SURFACE] [--] TEXT...\n").doesNotContain("--listen");
+    // After a lone --, --help is a text to check, not a request for help.
+    Run text = run(Map.of(), "moderate", "--", "--help");
+    assertThat(text.out()).startsWith("\"--help\" allowed");
+  }
+
+  /** Issue 13: a bad flag printed the whole usage after the error. */
+  @Test
+  void issue13_badFlag_isOneLineNamingIt_withAHint() {
+    Run serve = run(Map.of(), "serve", "--foo");
+    assertThat(serve.code()).isEqualTo(Main.USAGE);
+    assertThat(serve.err())
+        .isEqualTo("sluice: unknown option --foo for serve (see sluice serve --help)\n");
+    assertThat(run(Map.of(), "--foo").err())
+        .isEqualTo("sluice: unknown option --foo for serve (see sluice serve --help)\n");
+    assertThat(run(Map.of(), "check", "--listen", ":0").err())
+        .isEqualTo("sluice: unknown option --listen for check (see sluice check --help)\n");
+    Run moderate = run(Map.of(), "moderate", "--lists=x", "--colour", "red", "x");
+    assertThat(moderate.code()).isEqualTo(Main.INVALID_POLICY);
+    assertThat(moderate.err())
+        .isEqualTo("sluice: unknown option --colour for moderate (see sluice moderate --help)\n");
+    assertThat(run(Map.of(), "help", "launch").err()).isEqualTo(
+        "sluice: unknown command 'launch' (expected: serve, check or moderate) (see sluice "
+            + "--help)\n");
   }
 
   @Test
   void usageErrors_exit64() {
     Run unknownCommand = run(Map.of(), "launch");
     assertThat(unknownCommand.code()).isEqualTo(Main.USAGE).isEqualTo(64);
-    assertThat(unknownCommand.err()).startsWith(
-        "sluice: unknown command 'launch' (expected: serve, check, moderate or admin)\n\nUsage:");
-    assertThat(run(Map.of(), "serve", "--port", "8080").err()).startsWith(
-        "sluice: unknown option '--port' (expected: one of --config, --listen, --upstream, "
-            + "--admin, --store, --io-threads, --rls, --admin-token-file)");
-    assertThat(run(Map.of(), "serve", "--io-threads", "0").err()).startsWith(
-        "sluice: --io-threads : \"0\" (expected: 1..1024)");
+    assertThat(unknownCommand.err()).isEqualTo(
+        "sluice: unknown command 'launch' (expected: serve, check, moderate or admin) (see "
+            + "sluice --help)\n");
+    assertThat(run(Map.of(), "serve", "--io-threads", "0").err()).isEqualTo(
+        "sluice: --io-threads : \"0\" (expected: 1..1024)\n");
+    assertThat(run(Map.of(), "serve", "--dry-run=yes").err()).isEqualTo(
+        "sluice: --dry-run takes no value (see sluice serve --help)\n");
     assertThat(run(Map.of(), "serve", "--io-threads", "many").err()).startsWith(
         "sluice: --io-threads : \"many\" (expected: 1..1024)");
-    assertThat(run(Map.of(), "serve", "--listen").err()).startsWith(
-        "sluice: --listen needs a value");
+    assertThat(run(Map.of(), "serve", "--listen").err()).isEqualTo(
+        "sluice: --listen needs a value (see sluice serve --help)\n");
     assertThat(run(Map.of(), "serve", "--listen", "localhost:99999").err()).startsWith(
         "sluice: --listen : \"localhost:99999\" (expected: HOST:PORT like 0.0.0.0:8080, port "
             + "0..65535)");
@@ -139,6 +187,47 @@ class MainTest {
     assertThat(run(Map.of("SLUICE_STORE", "etcd://x"), "serve").err()).startsWith(
         "sluice: SLUICE_STORE : \"etcd://x\"");
     assertThat(run(Map.of(), "check", "--config", "a", "--config", "b").code()).isEqualTo(64);
+    assertThat(run(Map.of(), "serve", "--log-level", "loud").err()).isEqualTo(
+        "sluice: --log-level : \"loud\" (expected: error, warn, info, debug or trace)\n");
+    assertThat(run(Map.of("SLUICE_LOG_FORMAT", "xml"), "serve").err()).isEqualTo(
+        "sluice: SLUICE_LOG_FORMAT : \"xml\" (expected: text or json)\n");
+  }
+
+  @Test
+  void usageError_neverPrintsAPassword() {
+    Run r = run(Map.of(), "serve", "--store", "mysql://app:s3cret@db:3306");
+    assertThat(r.code()).isEqualTo(64);
+    assertThat(r.err()).contains("mysql://app:***@db:3306").doesNotContain("s3cret");
+  }
+
+  /** Issue 13: a policy with no rules was valid without a word. */
+  @Test
+  void check_policyWithoutRules_isValid_withAWarning() throws Exception {
+    Path p = file("empty.yaml", "gateway: {maxBodyBytes: 1024}\n");
+    Run r = run(Map.of(), "check", p.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).isEqualTo("warning: " + p + " has no rules: every request is allowed "
+        + "(add a rules: section and routes that use it)\n" + p
+        + ": valid (0 rules, 0 routes, global [])\n");
+  }
+
+  @Test
+  void serve_logFormatJson_writesOneObjectALine() throws Exception {
+    Path p = file("bad.yaml", "rules:\n  a: {limits: [{type: fixed-window, limit: 0, window: 1s}]}\n");
+    Run r = run(Map.of("SLUICE_LOG_FORMAT", "json"), "serve", "--config", p.toString(),
+        "--listen", "127.0.0.1:0", "--admin", "off");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().lines().filter(l -> l.startsWith("{")).toList())
+        .anySatisfy(l -> assertThat(l).matches("\\{\"ts\":\"[0-9T:.-]+Z\",\"level\":\"INFO\","
+            + "\"msg\":\"sluice starting\",\"version\":\".*\",\"java\":\".*\"}"))
+        .anySatisfy(l -> assertThat(l).endsWith(",\"level\":\"ERROR\",\"msg\":\"invalid policy; "
+            + "not starting\",\"errors\":1}"));
+    // The flag wins over the variable; warn hides the INFO lines.
+    Run quiet = run(Map.of("SLUICE_LOG_FORMAT", "json"), "serve", "--log-format", "text",
+        "--log-level", "warn", "--config", p.toString(), "--listen", "127.0.0.1:0", "--admin",
+        "off");
+    assertThat(quiet.err()).doesNotContain("INFO").doesNotContain("{\"ts\"")
+        .contains(" ERROR invalid policy; not starting errors=1");
   }
 
   @Test

@@ -76,7 +76,7 @@ class ModerateCommandTest {
   @Test
   void usageErrors_exit2() {
     assertThat(run(Map.of(), "moderate").err()).isEqualTo("sluice: moderate needs at least one "
-        + "TEXT\n");
+        + "TEXT (see sluice moderate --help)\n");
     assertThat(run(Map.of(), "moderate", "--surface", "chat", "x").err()).startsWith(
         "sluice: --surface : \"chat\" (expected: username, display-name, room-name or "
             + "reaction)\n");

@@ -1,0 +1,256 @@
+package dev.sluice.server;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The command line's one table: every subcommand with its flags and help, and the environment
+ * variables. The global help, each {@code sluice COMMAND --help}, the synopsis and the set of
+ * flags a command accepts are all printed or read from here, so a new flag or subcommand is one
+ * entry.
+ */
+final class Commands {
+
+  /**
+   * A flag: {@code --name VALUE}, explained by {@code help} (one line each); a switch (no value)
+   * has an empty {@code value}.
+   */
+  record Flag(String name, String value, List<String> help) {
+    Flag(String name, String value, String... help) {
+      this(name, value, List.of(help));
+    }
+
+    boolean isSwitch() {
+      return value.isEmpty();
+    }
+
+    String synopsis() {
+      return isSwitch() ? name : name + " " + value;
+    }
+  }
+
+  /**
+   * A subcommand: its name, what follows its flags in the synopsis ({@code [FILE]},
+   * {@code [--] TEXT...}), one line of summary, its flags, and paragraphs for its own help.
+   */
+  record Command(String name, String operands, List<String> summary, List<Flag> flags,
+      List<String> notes) {
+
+    boolean accepts(String flag) {
+      return flags.stream().anyMatch(f -> f.name().equals(flag));
+    }
+
+    List<String> flagNames() {
+      return flags.stream().map(Flag::name).toList();
+    }
+
+    boolean isSwitch(String flag) {
+      return flags.stream().anyMatch(f -> f.name().equals(flag) && f.isSwitch());
+    }
+  }
+
+  /** An environment variable with its help lines. */
+  record Variable(String name, List<String> help) {
+    Variable(String name, String... help) {
+      this(name, List.of(help));
+    }
+  }
+
+  static final Command SERVE = new Command("serve", "",
+      List.of("run the rate-limiting gateway (the default command)"),
+      List.of(
+          new Flag("--config", "FILE", "policy file (YAML); default: the embedded default policy "
+              + "(seed 000)"),
+          new Flag("--listen", "HOST:PORT", "gateway address (default 0.0.0.0:8080; port 0 picks "
+              + "a free port;", "'off' for no gateway, as for a rate limit service alone)"),
+          new Flag("--rls", "HOST:PORT", "serve Envoy's rate limit service (gRPC, "
+              + "envoy.service.ratelimit.v3)", "there, answering by the policy's domains: (also "
+              + "rls.listen)"),
+          new Flag("--upstream", "URL", "the app to proxy to, like http://127.0.0.1:3000; "
+              + "default: a built-in", "demo upstream that answers 200 with a small JSON body"),
+          new Flag("--dry-run", "", "run every rule in shadow mode: decide, count, log, never "
+              + "refuse", "(also the policy's mode: shadow)"),
+          new Flag("--admin", "HOST:PORT|off", "admin listener: /healthz, /livez, /readyz, "
+              + "/metrics, /v1/... (default", "127.0.0.1:9090; 'off' for none)"),
+          new Flag("--admin-token-file", "FILE", "require Authorization: Bearer <the file's "
+              + "token> on every", "/v1/ admin request; also SLUICE_ADMIN_TOKEN_FILE"),
+          new Flag("--store", "URI", "memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
+              "redis-cluster://H1:P1,H2:P2; also SLUICE_STORE"),
+          new Flag("--io-threads", "N", "the gateway's I/O threads (default: twice the cores; "
+              + "no store", "ever holds one, so more are not needed for Redis)"),
+          new Flag("--log-level", "LEVEL", "error, warn, info (default), debug or trace; also "
+              + "SLUICE_LOG_LEVEL"),
+          new Flag("--log-format", "FORMAT", "text (default) or json (one object a line); also "
+              + "SLUICE_LOG_FORMAT")),
+      List.of("Reload a policy file by saving it or with SIGHUP; an invalid file is rejected and "
+          + "the", "running policy keeps serving. Docs: docs/CONFIG.md."));
+
+  static final Command CHECK = new Command("check", "[FILE]",
+      List.of("validate a policy file and print the effective policy (after environment",
+          "overrides); exit 0 if valid, 2 with every error listed if not"),
+      List.of(new Flag("--config", "FILE", "the policy file (or give it as FILE); default: the "
+          + "embedded default")),
+      List.of("The effective policy goes to standard output, warnings and the verdict",
+          "(\"valid (1 rule, 1 route, ...)\") to standard error."));
+
+  static final Command MODERATE = new Command("moderate", "[--] TEXT...",
+      List.of("check names as the gateway would, one line per TEXT; exit 0 if all are",
+          "allowed, 1 if any is refused, 2 if a list file or the command line is invalid"),
+      List.of(
+          new Flag("--lists", "DIR", "block, reserved and allow lists (default: the built-in "
+              + "lists)"),
+          new Flag("--surface", "SURFACE", "username, display-name (default), room-name or "
+              + "reaction")),
+      List.of("Texts that start with -- follow a lone --: sluice moderate -- --admin--"));
+
+  static final Command ADMIN = new Command("admin",
+      "bans [RULE] | refused RULE | show RULE KEY | unban RULE KEY | reset RULE KEY",
+      List.of("ask a running server's admin listener: list bans or a rule's refused keys,",
+          "show a key, lift a ban, reset a key; exit 0 done, 1 not found, 2 usage or input",
+          "refused, 3 server or store unreachable"),
+      List.of(
+          new Flag("--admin", "HOST:PORT", "the server's admin listener (default 127.0.0.1:9090;"
+              + " also", "SLUICE_ADMIN)"),
+          new Flag("--token-file", "FILE", "send the bearer token in FILE (also "
+              + "SLUICE_ADMIN_TOKEN_FILE)"),
+          new Flag("--actor", "NAME", "who is asking, for the server's log (default: $USER)"),
+          new Flag("--json", "", "print the server's JSON instead of a table"),
+          new Flag("--limit", "N", "at most N keys in a listing, 1 to 1000 (default 100)")),
+      List.of("Commands:",
+          "  bans [RULE]          banned keys (of every rule with a ban, or of RULE), most "
+              + "recently",
+          "                       refused first",
+          "  refused RULE         keys of RULE refusing now, most recently refused first",
+          "  show RULE KEY        a key's state: ban, and per limit what is left and when it is "
+              + "full",
+          "  unban RULE KEY       lift a key's ban (its limits stay as they are)",
+          "  reset RULE KEY       forget a key's state: a full limit and no ban",
+          "",
+          "KEY is the key as listed: the rule's dimension values joined by ':', such as",
+          "203.0.113.7 or user-42:203.0.113.7."));
+
+  /** Every subcommand, in the order the help lists them. */
+  static final List<Command> ALL = List.of(SERVE, CHECK, MODERATE, ADMIN);
+
+  static final List<Variable> ENVIRONMENT = List.of(
+      new Variable("LIMIT_CONNECT_BURST, LIMIT_CONNECT_RATE", "WebSocket connects: 120 burst, "
+          + "240/min"),
+      new Variable("LIMIT_READ_BURST, LIMIT_READ_RATE", "GET/HEAD /api/**, /records/**: 120, "
+          + "240/min"),
+      new Variable("LIMIT_ANALYSIS_BURST, LIMIT_ANALYSIS_RATE", "/api/analysis/**: 15, 30/min"),
+      new Variable("LIMIT_WRITE_BURST, LIMIT_WRITE_RATE", "other methods: 30, 60/min"),
+      new Variable("TRUST_PROXY", "trusted proxy hops, counted from the right (default 0: none)"),
+      new Variable("TRUSTED_PROXIES", "trusted proxy networks, comma-separated CIDRs"),
+      new Variable("RATE_LIMIT_MAX", "global per-address backstop per window (default 600; 0: "
+          + "off)"),
+      new Variable("RATE_LIMIT_WINDOW_MS", "the backstop's window (default 60000)"),
+      new Variable("SLUICE_STORE", "the store URI, like --store"),
+      new Variable("SLUICE_LOG_LEVEL", "like --log-level (the flag wins)"),
+      new Variable("SLUICE_LOG_FORMAT", "like --log-format (the flag wins)"));
+
+  private Commands() {}
+
+  /** The subcommand named {@code name}, or null. */
+  static Command find(String name) {
+    return ALL.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
+  }
+
+  static String names() {
+    List<String> n = ALL.stream().map(Command::name).toList();
+    return String.join(", ", n.subList(0, n.size() - 1)) + " or " + n.get(n.size() - 1);
+  }
+
+  /** The hint every usage error ends with. */
+  static String hint(Command c) {
+    return "(see sluice " + (c == null ? "" : c.name() + " ") + "--help)";
+  }
+
+  /** {@code sluice --help}: every command's synopsis, serve's flags, the environment. */
+  static String usage() {
+    StringBuilder sb = new StringBuilder();
+    String lead = "Usage: ";
+    for (Command c : ALL) {
+      synopsis(sb, lead, c, c == SERVE ? "sluice [serve]" : "sluice " + c.name());
+      lead = "       ";
+    }
+    sb.append(lead).append("sluice help [COMMAND] | COMMAND --help | --version\n\n");
+    sb.append("Commands:\n");
+    for (Command c : ALL) {
+      rows(sb, c.name(), c.summary(), 12);
+    }
+    rows(sb, "help", List.of("this help, or a command's: sluice help check (or sluice check "
+        + "--help)"), 12);
+    sb.append("\nOptions of serve:\n");
+    flags(sb, SERVE);
+    environment(sb);
+    sb.append('\n');
+    SERVE.notes().forEach(l -> sb.append(l).append('\n'));
+    return sb.toString();
+  }
+
+  /** {@code sluice COMMAND --help}. */
+  static String help(Command c) {
+    StringBuilder sb = new StringBuilder();
+    synopsis(sb, "Usage: ", c, c == SERVE ? "sluice [serve]" : "sluice " + c.name());
+    sb.append('\n');
+    c.summary().forEach(l -> sb.append(l).append('\n'));
+    sb.append("\nOptions:\n");
+    flags(sb, c);
+    rows(sb, "--help", List.of("this help"), 24);
+    if (c == SERVE) {
+      environment(sb);
+    }
+    if (!c.notes().isEmpty()) {
+      sb.append('\n');
+      c.notes().forEach(l -> sb.append(l).append('\n'));
+    }
+    return sb.toString();
+  }
+
+  private static void synopsis(StringBuilder sb, String lead, Command c, String start) {
+    List<String> parts = new ArrayList<>();
+    c.flags().forEach(f -> parts.add("[" + f.synopsis() + "]"));
+    if (!c.operands().isEmpty()) {
+      parts.add(c.operands());
+    }
+    StringBuilder line = new StringBuilder(lead).append(start);
+    String indent = " ".repeat(lead.length() + start.length());
+    for (String p : parts) {
+      if (line.length() + 1 + p.length() > 96) {
+        sb.append(line).append('\n');
+        line = new StringBuilder(indent);
+      }
+      line.append(' ').append(p);
+    }
+    sb.append(line).append('\n');
+  }
+
+  private static void flags(StringBuilder sb, Command c) {
+    for (Flag f : c.flags()) {
+      rows(sb, f.synopsis(), f.help(), 24);
+    }
+  }
+
+  private static void environment(StringBuilder sb) {
+    sb.append("\nEnvironment (read by the embedded default policy and the server; policy files "
+        + "read\nwhat they name as ${VAR}):\n");
+    for (Variable v : ENVIRONMENT) {
+      rows(sb, v.name(), v.help(), 45);
+    }
+  }
+
+  /** {@code name} in a column of {@code width}, then the first help line; later lines aligned. */
+  private static void rows(StringBuilder sb, String name, List<String> help, int width) {
+    String head = "  " + name;
+    String pad = " ".repeat(width);
+    for (int i = 0; i < help.size(); i++) {
+      if (i == 0) {
+        sb.append(head.length() < width ? head + " ".repeat(width - head.length())
+            : head + "\n" + pad);
+      } else {
+        sb.append(pad);
+      }
+      sb.append(help.get(i)).append('\n');
+    }
+  }
+}

@@ -158,8 +158,13 @@ class MainTest {
     assertThat(moderate.err())
         .isEqualTo("sluice: unknown option --colour for moderate (see sluice moderate --help)\n");
     assertThat(run(Map.of(), "help", "launch").err()).isEqualTo(
-        "sluice: unknown command 'launch' (expected: serve, check or moderate) (see sluice "
-            + "--help)\n");
+        "sluice: unknown command 'launch' (expected: serve, check, moderate or admin) (see "
+            + "sluice --help)\n");
+    Run admin = run(Map.of(), "admin", "--colour", "red", "bans");
+    assertThat(admin.err()).isEqualTo(
+        "sluice admin: unknown option --colour for admin (see sluice admin --help)\n");
+    assertThat(run(Map.of(), "admin", "--help").out()).startsWith("Usage: sluice admin")
+        .contains("--token-file FILE", "unban RULE KEY");
   }
 
   @Test

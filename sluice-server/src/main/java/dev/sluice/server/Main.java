@@ -35,7 +35,8 @@ public final class Main {
   static final String USAGE_TEXT = String.join("\n",
       "Usage: sluice [serve] [--config FILE] [--listen HOST:PORT] [--upstream URL]",
       "                      [--admin HOST:PORT|off] [--store URI] [--io-threads N]",
-      "                      [--rls HOST:PORT]",
+      "                      [--rls HOST:PORT] [--tls-cert FILE --tls-key FILE]",
+      "                      [--upstream-ca FILE] [--upstream-sni NAME]",
       "       sluice check [--config FILE]",
       "       sluice moderate [--lists DIR] [--surface SURFACE] [--] TEXT...",
       "       sluice --help | --version",
@@ -55,6 +56,13 @@ public final class Main {
       "                       there, answering by the policy's domains: (also rls.listen)",
       "  --upstream URL       the app to proxy to, like http://127.0.0.1:3000; default: a built-in",
       "                       demo upstream that answers 200 with a small JSON body",
+      "  --tls-cert FILE      serve TLS with this PEM certificate (chain), HTTP/2 and HTTP/1.1",
+      "                       by ALPN; reloaded when it changes and on SIGHUP",
+      "  --tls-key FILE       its PEM private key (PKCS#8 or PKCS#1 RSA, unencrypted)",
+      "  --upstream-ca FILE   PEM CA certificates trusted for an https:// upstream (default: the",
+      "                       JDK's trust store)",
+      "  --upstream-sni NAME  the name sent as SNI to an https:// upstream and verified in its",
+      "                       certificate (default: the upstream URL's host)",
       "  --admin HOST:PORT    admin listener: /healthz, /livez, /readyz, /metrics, /v1/policy",
       "                       (default 127.0.0.1:9090; 'off' for none)",
       "  --store URI          memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
@@ -188,7 +196,7 @@ public final class Main {
       throws UsageException {
     Map<String, String> o = options(args,
         List.of("--config", "--listen", "--upstream", "--admin", "--store", "--io-threads",
-            "--rls"));
+            "--rls", "--tls-cert", "--tls-key", "--upstream-ca", "--upstream-sni"));
     ServeOptions d = ServeOptions.defaults();
     Path config = o.containsKey("--config") ? Path.of(o.get("--config")) : null;
     String l = o.get("--listen");
@@ -231,7 +239,23 @@ public final class Main {
       }
     }
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
-        ioThreads, rls);
+        ioThreads, rls, tls(o, upstream));
+  }
+
+  private static TlsOptions tls(Map<String, String> o, URI upstream) throws UsageException {
+    if (o.containsKey("--tls-cert") != o.containsKey("--tls-key")) {
+      throw new UsageException(o.containsKey("--tls-cert") ? "--tls-cert needs --tls-key"
+          : "--tls-key needs --tls-cert");
+    }
+    for (String flag : List.of("--upstream-ca", "--upstream-sni")) {
+      if (o.containsKey(flag) && (upstream == null || !"https".equals(upstream.getScheme()))) {
+        throw new UsageException(flag + " needs an https:// --upstream");
+      }
+    }
+    Path cert = o.containsKey("--tls-cert") ? Path.of(o.get("--tls-cert")) : null;
+    Path key = o.containsKey("--tls-key") ? Path.of(o.get("--tls-key")) : null;
+    Path ca = o.containsKey("--upstream-ca") ? Path.of(o.get("--upstream-ca")) : null;
+    return new TlsOptions(cert, key, ca, o.get("--upstream-sni"));
   }
 
   static Path parseCheck(List<String> args) throws UsageException {

@@ -17,10 +17,22 @@ import java.time.Duration;
  * @param ioThreads the gateway's I/O threads, or 0 for Netty's default (twice the cores)
  * @param rls the Envoy rate limit service's address from {@code --rls}, or null for the policy
  *     file's {@code rls.listen} (none when that is absent too)
+ * @param tls the listener's certificate and the https upstream's trust ({@link TlsOptions#NONE})
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
     InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
-    InetSocketAddress rls) {
+    InetSocketAddress rls, TlsOptions tls) {
+
+  public ServeOptions {
+    tls = tls == null ? TlsOptions.NONE : tls;
+  }
+
+  /** Options without TLS. */
+  public ServeOptions(Path config, InetSocketAddress listen, URI upstream,
+      InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
+      InetSocketAddress rls) {
+    this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, TlsOptions.NONE);
+  }
 
   /** Options without {@code --rls}. */
   public ServeOptions(Path config, InetSocketAddress listen, URI upstream,

@@ -5,6 +5,8 @@ import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
+import dev.sluice.server.gateway.Gateway;
+import dev.sluice.server.gateway.ServerTls;
 import dev.sluice.server.rls.CheckApi;
 import dev.sluice.server.rls.RlsServer;
 import dev.sluice.policy.Durations;
@@ -33,13 +35,14 @@ public final class SluiceServer implements AutoCloseable {
   private final RlsServer rls;
   private final AdminServer admin;
   private final PolicyReloader reloader;
+  private final TlsReloader tlsReloader;
   private final Runnable hangup;
   private final Log log;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, Metrics metrics,
       GatewayStarter.Running gateway, RlsServer rls, AdminServer admin, PolicyReloader reloader,
-      Runnable hangup, Log log) {
+      TlsReloader tlsReloader, Runnable hangup, Log log) {
     this.policy = policy;
     this.store = store;
     this.metrics = metrics;
@@ -47,6 +50,7 @@ public final class SluiceServer implements AutoCloseable {
     this.rls = rls;
     this.admin = admin;
     this.reloader = reloader;
+    this.tlsReloader = tlsReloader;
     this.hangup = hangup;
     this.log = log;
   }
@@ -76,6 +80,15 @@ public final class SluiceServer implements AutoCloseable {
       throw e;
     }
     loaded.warnings().forEach(log::warn);
+    // TLS files and the upstream are checked before anything opens: a bad one is one line.
+    TlsOptions tlsOptions = options.tls();
+    if (options.listen() != null && options.upstream() != null) {
+      Gateway.checkUpstream(options.upstream(), tlsOptions.upstreamCa(), tlsOptions.upstreamSni());
+    }
+    ServerTls serverTls = tlsOptions.listener() && options.listen() != null
+        ? ServerTls.load(tlsOptions.cert(), tlsOptions.key()) : null;
+    GatewayStarter.Tls gatewayTls = new GatewayStarter.Tls(serverTls, tlsOptions.upstreamCa(),
+        tlsOptions.upstreamSni());
     StoreSettings fileStore = loaded.config().store();
     String storeUri = options.store() != null ? options.store()
         : env.get("SLUICE_STORE") != null && !env.get("SLUICE_STORE").isBlank()
@@ -104,6 +117,7 @@ public final class SluiceServer implements AutoCloseable {
     RlsServer rls = null;
     AdminServer admin = null;
     PolicyReloader reloader = null;
+    TlsReloader tlsReloader = serverTls == null ? null : new TlsReloader(serverTls, log);
     Runnable hangup = null;
     try {
       reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log);
@@ -134,25 +148,48 @@ public final class SluiceServer implements AutoCloseable {
       if (options.listen() != null) {
         gateway = listen("--listen", options.listen(),
             () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-                options.ioThreads(), CheckApi.create(config, limiter, metrics.registry())));
-        log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
-            + gateway.port(), "upstream", options.upstream() == null
-                ? "built-in demo (200 and a small JSON body)" : options.upstream());
+                options.ioThreads(), CheckApi.create(config, limiter, metrics.registry()),
+                gatewayTls));
+        log.info("gateway listening", "address", (serverTls != null ? "https://" : "http://")
+            + host(options.listen()) + ":" + gateway.port(), "protocols", serverTls != null
+                ? "h2,http/1.1 (ALPN)" : "http/1.1,h2c (prior knowledge)", "upstream",
+            options.upstream() == null ? "built-in demo (200 and a small JSON body)"
+                : options.upstream());
+        if (serverTls != null) {
+          log.info("certificate", "cert", tlsOptions.cert(), "key", tlsOptions.key(),
+              "certificate", serverTls.describe());
+          if (serverTls.expired(java.time.Instant.now())) {
+            log.warn("the certificate has EXPIRED; clients will refuse it", "cert",
+                tlsOptions.cert());
+          }
+        }
       } else {
         log.info("gateway off (--listen off)");
       }
       // Installed with or without a file: the JVM's own SIGHUP action is to exit, and an
       // operator's habitual kill -HUP must not stop a server that has nothing to reload.
-      hangup = () -> r.reload("SIGHUP");
+      TlsReloader t = tlsReloader;
+      hangup = t == null ? () -> r.reload("SIGHUP") : () -> {
+        r.reload("SIGHUP");
+        t.reload("SIGHUP");
+      };
       boolean hup = Signals.onHangup(hangup);
       if (options.config() != null) {
         reloader.watch(options.watchInterval());
         log.info("reloading on change" + (hup ? " and on SIGHUP" : ""), "policy",
             options.config());
       }
+      if (tlsReloader != null) {
+        tlsReloader.watch(options.watchInterval());
+        log.info("reloading the certificate on change" + (hup ? " and on SIGHUP" : ""), "cert",
+            tlsOptions.cert(), "key", tlsOptions.key());
+      }
     } catch (Exception | Error e) {
       if (hangup != null) {
         Signals.clear(hangup);
+      }
+      if (tlsReloader != null) {
+        tlsReloader.close();
       }
       if (reloader != null) {
         reloader.close();
@@ -169,7 +206,8 @@ public final class SluiceServer implements AutoCloseable {
       store.close();
       throw e;
     }
-    return new SluiceServer(ref, store, metrics, gateway, rls, admin, reloader, hangup, log);
+    return new SluiceServer(ref, store, metrics, gateway, rls, admin, reloader, tlsReloader,
+        hangup, log);
   }
 
   /** Something that binds an address. */
@@ -262,6 +300,11 @@ public final class SluiceServer implements AutoCloseable {
     return metrics;
   }
 
+  /** Re-reads the certificate files now, as SIGHUP does; true if a new pair is in place. */
+  public boolean reloadCertificate() {
+    return tlsReloader != null && tlsReloader.reload("request");
+  }
+
   /** Reloads the policy file now, as SIGHUP does; true if a new policy is in place. */
   public boolean reload() {
     return reloader.reload("request");
@@ -276,6 +319,9 @@ public final class SluiceServer implements AutoCloseable {
     log.info("sluice stopping");
     Signals.clear(hangup);
     reloader.close();
+    if (tlsReloader != null) {
+      tlsReloader.close();
+    }
     if (admin != null) {
       admin.close();
     }

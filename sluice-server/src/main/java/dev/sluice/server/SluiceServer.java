@@ -151,10 +151,10 @@ public final class SluiceServer implements AutoCloseable {
                 options.ioThreads(), CheckApi.create(config, limiter, metrics.registry()),
                 gatewayTls));
         log.info("gateway listening", "address", (serverTls != null ? "https://" : "http://")
-            + host(options.listen()) + ":" + gateway.port(), "protocols", serverTls != null
-                ? "h2,http/1.1 (ALPN)" : "http/1.1,h2c (prior knowledge)", "upstream",
+            + host(options.listen()) + ":" + gateway.port(), "upstream",
             options.upstream() == null ? "built-in demo (200 and a small JSON body)"
-                : options.upstream());
+                : options.upstream(), "protocols", serverTls != null
+                ? "h2,http/1.1 (ALPN)" : "http/1.1,h2c (prior knowledge)");
         if (serverTls != null) {
           log.info("certificate", "cert", tlsOptions.cert(), "key", tlsOptions.key(),
               "certificate", serverTls.describe());

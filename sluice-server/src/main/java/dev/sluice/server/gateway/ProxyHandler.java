@@ -144,7 +144,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   }
 
   private void send(Object msg) {
-    if (up != null && up.isActive() && !connecting) {
+    if (up != null && up.isActive() && !connecting && queued.isEmpty()) {
       writeUp(msg);
       return;
     }
@@ -197,10 +197,14 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
         return;
       }
       up = done.channel();
-      ReadGate.resume(client, ReadGate.UPSTREAM);
+      // Drain first: on an HTTP/2 stream, resuming delivers what was read at once (re-entering
+      // channelRead), and the queued head must reach the upstream before that body.
       Object m;
       while ((m = queued.poll()) != null) {
         writeUp(m);
+      }
+      if (up != null && up.isWritable()) {
+        ReadGate.resume(client, ReadGate.UPSTREAM);   // else upstreamWritable resumes
       }
     });
   }

@@ -122,7 +122,8 @@ class MainTest {
         "sluice: unknown command 'launch' (expected: serve, check or moderate)\n\nUsage:");
     assertThat(run(Map.of(), "serve", "--port", "8080").err()).startsWith(
         "sluice: unknown option '--port' (expected: one of --config, --listen, --upstream, "
-            + "--admin, --store, --io-threads, --rls)");
+            + "--admin, --store, --io-threads, --rls, --tls-cert, --tls-key, --upstream-ca, "
+            + "--upstream-sni)");
     assertThat(run(Map.of(), "serve", "--io-threads", "0").err()).startsWith(
         "sluice: --io-threads : \"0\" (expected: 1..1024)");
     assertThat(run(Map.of(), "serve", "--io-threads", "many").err()).startsWith(

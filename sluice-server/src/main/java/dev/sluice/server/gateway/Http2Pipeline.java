@@ -64,13 +64,14 @@ final class Http2Pipeline {
                 .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                 .maxHeaderListSize(maxHeaderBytes))
             .build())
-        .addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-          @Override
-          protected void initChannel(Http2StreamChannel ch) {
-            ch.pipeline().addLast("h2-http", new StreamCodec());
-            streams.accept(ch.pipeline());
-          }
-        }))
+        .addLast("h2-streams", new Http2MultiplexHandler(
+            new ChannelInitializer<Http2StreamChannel>() {
+              @Override
+              protected void initChannel(Http2StreamChannel ch) {
+                ch.pipeline().addLast("h2-http", new StreamCodec());
+                streams.accept(ch.pipeline());
+              }
+            }))
         .addLast("h2-connection", new ConnectionEnd());
   }
 

@@ -76,7 +76,8 @@ final class WebSocketRelay {
     ReadGate.pause(client, ReadGate.UPSTREAM);
     URI uri;
     try {
-      uri = new URI(upstream.wsScheme() + "://" + upstream.authority + Forwarding.originForm(request.uri()));
+      uri = new URI(upstream.wsScheme() + "://" + upstream.authority
+          + Forwarding.originForm(request.uri()));
     } catch (java.net.URISyntaxException e) {
       fail(HttpResponseStatus.BAD_REQUEST, "bad request", "the request target is not a valid URI");
       return;

@@ -107,12 +107,22 @@ final class UpstreamPool {
           ready.trySuccess();
         } else {
           ready.tryFailure(new SSLException("TLS handshake with " + upstream.serverName
-              + " failed: " + Generated.reason(h.cause()), h.cause()));
+              + " failed (" + rootMessage(h.cause()) + ")", h.cause()));
           f.channel().close();
         }
       });
     });
     return ready;
+  }
+
+  /** The innermost cause's message, as one clause (the log keeps what precedes a ": "). */
+  private static String rootMessage(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return m.replace(": ", " ");
   }
 
   static Bootstrap bootstrap(EventLoop loop, Snapshot snap,

@@ -11,6 +11,7 @@ import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
+import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.PolicyConfig;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -319,9 +320,11 @@ class GatewayTlsIntegrationTests {
     return URI.create("https://" + host + ":" + https.getAddress().getPort());
   }
 
+  private final Fixtures.RecordingEvents events = new Fixtures.RecordingEvents();
+
   private Gateway startWithUpstream(URI upstream, Path ca, String sni) {
     Gateway g = Gateway.builder().listen(new InetSocketAddress("127.0.0.1", 0))
-        .upstream(upstream).upstreamCa(ca).upstreamSni(sni)
+        .upstream(upstream).upstreamCa(ca).upstreamSni(sni).events(events)
         .config(GatewayTlsIntegrationTests::tinyPolicy)
         .limiter(RateLimiter.of(Store.memory(new Fixtures.FakeTicker(), 1000)))
         .threads(2).start();
@@ -356,6 +359,33 @@ class GatewayTlsIntegrationTests {
     Gateway wrongName = startWithUpstream(up, certs.caCert, "other.example");
     assertThat(curl("-o", "/dev/null", "-w", "%{http_code}",
         "http://127.0.0.1:" + wrongName.port() + "/x")).isEqualTo("502");
+    // the log, not the client, learns why
+    assertThat(events.upstreamFailures).hasSize(2);
+    assertThat(events.upstreamFailures.get(0)).startsWith("502 localhost:" + up.getPort()
+        + " could not connect: tls handshake with localhost failed (")
+        .contains("certification path");
+    assertThat(events.upstreamFailures.get(1))
+        .contains("tls handshake with other.example failed (")
+        .contains("other.example");
+  }
+
+  @Test
+  void http2_bodyOverTheCap_is413() throws Exception {
+    echo = new EchoUpstream();
+    GatewaySettings d = GatewaySettings.defaults();
+    PolicyConfig small = Fixtures.withGateway(tinyPolicy(), new GatewaySettings(1000,
+        d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(), d.handshakeTimeout(),
+        d.upstreamConnectTimeout(), d.upstreamResponseTimeout()));
+    Gateway g = Gateway.builder().listen(new InetSocketAddress("127.0.0.1", 0))
+        .upstream(echo.uri()).config(() -> small)
+        .limiter(RateLimiter.of(Store.memory(new Fixtures.FakeTicker(), 1000))).threads(2)
+        .start();
+    open.add(g);
+    Path big = dir.resolve("big.bin");
+    Files.write(big, new byte[5000]);
+    assertThat(curl("--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}",
+        "-H", "Content-Length: 5000", "--data-binary", "@" + big,
+        "http://127.0.0.1:" + g.port() + "/upload")).isEqualTo("413");
   }
 
   @Test

@@ -68,6 +68,14 @@ final class Commands {
               + "rls.listen)"),
           new Flag("--upstream", "URL", "the app to proxy to, like http://127.0.0.1:3000; "
               + "default: a built-in", "demo upstream that answers 200 with a small JSON body"),
+          new Flag("--tls-cert", "FILE", "serve TLS with this PEM certificate (chain), HTTP/2 "
+              + "and HTTP/1.1", "by ALPN; reloaded when it changes and on SIGHUP"),
+          new Flag("--tls-key", "FILE", "its PEM private key (PKCS#8 or PKCS#1 RSA, "
+              + "unencrypted)"),
+          new Flag("--upstream-ca", "FILE", "PEM CA certificates trusted for an https:// "
+              + "upstream (default:", "the JDK's trust store)"),
+          new Flag("--upstream-sni", "NAME", "the name sent as SNI to an https:// upstream and "
+              + "verified in", "its certificate (default: the upstream URL's host)"),
           new Flag("--dry-run", "", "run every rule in shadow mode: decide, count, log, never "
               + "refuse", "(also the policy's mode: shadow)"),
           new Flag("--admin", "HOST:PORT|off", "admin listener: /healthz, /livez, /readyz, "

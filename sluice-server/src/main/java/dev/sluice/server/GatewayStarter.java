@@ -6,8 +6,10 @@ import dev.sluice.server.gateway.DecisionApi;
 import dev.sluice.server.gateway.Gateway;
 import dev.sluice.server.gateway.GatewayEvents;
 import io.netty.channel.EventLoopGroup;
+import dev.sluice.server.gateway.ServerTls;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 
 /** Starts the data path; a seam so the command can be tested apart from the gateway. */
@@ -24,17 +26,24 @@ interface GatewayStarter {
 
   /** Starts the gateway on {@code loops} (made by {@link Gateway#eventLoops}), left running. */
   Running start(InetSocketAddress listen, URI upstream, Supplier<PolicyConfig> config,
-      RateLimiter limiter, GatewayEvents events, EventLoopGroup loops, DecisionApi api)
+      RateLimiter limiter, GatewayEvents events, EventLoopGroup loops, DecisionApi api, Tls tls)
       throws Exception;
+
+  /** The listener's certificate (null: plain HTTP) and the https upstream's trust and SNI. */
+  record Tls(ServerTls server, Path upstreamCa, String upstreamSni) {
+    static final Tls NONE = new Tls(null, null, null);
+  }
 
   /**
    * The Netty gateway of {@code dev.sluice.server.gateway}. Its handlers never wait for a store
    * on an I/O thread, so Netty's default thread count (twice the cores) suits Redis as well.
    */
   static GatewayStarter netty() {
-    return (listen, upstream, config, limiter, events, loops, api) -> {
+    return (listen, upstream, config, limiter, events, loops, api, tls) -> {
       Gateway gateway = Gateway.builder().listen(listen).upstream(upstream).config(config)
-          .limiter(limiter).events(events).eventLoops(loops).decisionApi(api).start();
+          .limiter(limiter).events(events).eventLoops(loops).decisionApi(api)
+          .tls(tls.server()).upstreamCa(tls.upstreamCa()).upstreamSni(tls.upstreamSni())
+          .start();
       return new Running() {
         @Override
         public int port() {

@@ -233,7 +233,7 @@ public final class Main {
             && !env.get("SLUICE_ADMIN_TOKEN_FILE").isBlank()
             ? env.get("SLUICE_ADMIN_TOKEN_FILE").trim() : null;
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
-        ioThreads, rls, dryRun, token == null ? null : Path.of(token));
+        ioThreads, rls, dryRun, token == null ? null : Path.of(token), tls(o, upstream));
   }
 
   /** The process's log from {@code --log-level}/{@code --log-format} or their variables. */
@@ -270,6 +270,22 @@ public final class Main {
     }
     String v = env.get(variable);
     return v == null || v.isBlank() ? null : v;
+  }
+
+  private static TlsOptions tls(Map<String, String> o, URI upstream) throws UsageException {
+    if (o.containsKey("--tls-cert") != o.containsKey("--tls-key")) {
+      throw new UsageException(o.containsKey("--tls-cert") ? "--tls-cert needs --tls-key"
+          : "--tls-key needs --tls-cert");
+    }
+    for (String flag : List.of("--upstream-ca", "--upstream-sni")) {
+      if (o.containsKey(flag) && (upstream == null || !"https".equals(upstream.getScheme()))) {
+        throw new UsageException(flag + " needs an https:// --upstream");
+      }
+    }
+    Path cert = o.containsKey("--tls-cert") ? Path.of(o.get("--tls-cert")) : null;
+    Path key = o.containsKey("--tls-key") ? Path.of(o.get("--tls-key")) : null;
+    Path ca = o.containsKey("--upstream-ca") ? Path.of(o.get("--upstream-ca")) : null;
+    return new TlsOptions(cert, key, ca, o.get("--upstream-sni"));
   }
 
   static Path parseCheck(List<String> args) throws UsageException {

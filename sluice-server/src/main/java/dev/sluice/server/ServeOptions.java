@@ -20,16 +20,22 @@ import java.time.Duration;
  * @param dryRun {@code --dry-run}: every enforcing rule runs in shadow mode, also after reloads
  * @param adminTokenFile the file holding the admin API's bearer token
  *     ({@code --admin-token-file} or {@code SLUICE_ADMIN_TOKEN_FILE}), or null for none
+ * @param tls the listener's certificate and the https upstream's trust ({@link TlsOptions#NONE})
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
     InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
-    InetSocketAddress rls, boolean dryRun, Path adminTokenFile) {
+    InetSocketAddress rls, boolean dryRun, Path adminTokenFile, TlsOptions tls) {
 
-  /** Options without {@code --dry-run} and without an admin token. */
+  public ServeOptions {
+    tls = tls == null ? TlsOptions.NONE : tls;
+  }
+
+  /** Options without {@code --dry-run}, an admin token or TLS. */
   public ServeOptions(Path config, InetSocketAddress listen, URI upstream,
       InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
       InetSocketAddress rls) {
-    this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, false, null);
+    this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, false, null,
+        TlsOptions.NONE);
   }
 
   /** Options without {@code --rls}. */

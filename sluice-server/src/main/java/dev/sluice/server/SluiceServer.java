@@ -8,6 +8,8 @@ import dev.sluice.server.admin.Incidents;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
 import dev.sluice.server.log.AccessLog;
+import dev.sluice.server.gateway.Gateway;
+import dev.sluice.server.gateway.ServerTls;
 import dev.sluice.server.rls.CheckApi;
 import dev.sluice.server.rls.RlsServer;
 import dev.sluice.policy.Durations;
@@ -40,6 +42,7 @@ public final class SluiceServer implements AutoCloseable {
   private final RlsServer rls;
   private final AdminServer admin;
   private final PolicyReloader reloader;
+  private final TlsReloader tlsReloader;
   private final Runnable hangup;
   private final Log log;
   private final AccessLog accessLog;
@@ -47,7 +50,8 @@ public final class SluiceServer implements AutoCloseable {
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, EventLoopGroup loops,
       Metrics metrics, GatewayStarter.Running gateway, RlsServer rls, AdminServer admin,
-      PolicyReloader reloader, Runnable hangup, Log log, AccessLog accessLog) {
+      PolicyReloader reloader, TlsReloader tlsReloader, Runnable hangup, Log log,
+      AccessLog accessLog) {
     this.policy = policy;
     this.store = store;
     this.loops = loops;
@@ -56,6 +60,7 @@ public final class SluiceServer implements AutoCloseable {
     this.rls = rls;
     this.admin = admin;
     this.reloader = reloader;
+    this.tlsReloader = tlsReloader;
     this.hangup = hangup;
     this.log = log;
     this.accessLog = accessLog;
@@ -86,6 +91,15 @@ public final class SluiceServer implements AutoCloseable {
       throw e;
     }
     loaded.warnings().forEach(log::warn);
+    // TLS files and the upstream are checked before anything opens: a bad one is one line.
+    TlsOptions tlsOptions = options.tls();
+    if (options.listen() != null && options.upstream() != null) {
+      Gateway.checkUpstream(options.upstream(), tlsOptions.upstreamCa(), tlsOptions.upstreamSni());
+    }
+    ServerTls serverTls = tlsOptions.listener() && options.listen() != null
+        ? ServerTls.load(tlsOptions.cert(), tlsOptions.key()) : null;
+    GatewayStarter.Tls gatewayTls = new GatewayStarter.Tls(serverTls, tlsOptions.upstreamCa(),
+        tlsOptions.upstreamSni());
     StoreSettings fileStore = loaded.config().store();
     String storeUri = options.store() != null ? options.store()
         : env.get("SLUICE_STORE") != null && !env.get("SLUICE_STORE").isBlank()
@@ -131,6 +145,7 @@ public final class SluiceServer implements AutoCloseable {
     RlsServer rls = null;
     AdminServer admin = null;
     PolicyReloader reloader = null;
+    TlsReloader tlsReloader = serverTls == null ? null : new TlsReloader(serverTls, log);
     Runnable hangup = null;
     try {
       reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log,
@@ -176,25 +191,47 @@ public final class SluiceServer implements AutoCloseable {
       if (options.listen() != null) {
         gateway = listen("--listen", options.listen(),
             () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-                loops, CheckApi.create(config, limiter, metrics.registry())));
-        log.info("gateway listening", "address", "http://" + host(options.listen()) + ":"
-            + gateway.port(), "upstream", options.upstream() == null
-                ? "built-in demo (200 and a small JSON body)" : options.upstream());
+                loops, CheckApi.create(config, limiter, metrics.registry()), gatewayTls));
+        log.info("gateway listening", "address", (serverTls != null ? "https://" : "http://")
+            + host(options.listen()) + ":" + gateway.port(), "upstream",
+            options.upstream() == null ? "built-in demo (200 and a small JSON body)"
+                : options.upstream(), "protocols", serverTls != null
+                ? "h2,http/1.1 (ALPN)" : "http/1.1,h2c (prior knowledge)");
+        if (serverTls != null) {
+          log.info("certificate", "cert", tlsOptions.cert(), "key", tlsOptions.key(),
+              "certificate", serverTls.describe());
+          if (serverTls.expired(java.time.Instant.now())) {
+            log.warn("the certificate has EXPIRED; clients will refuse it", "cert",
+                tlsOptions.cert());
+          }
+        }
       } else {
         log.info("gateway off (--listen off)");
       }
       // Installed with or without a file: the JVM's own SIGHUP action is to exit, and an
       // operator's habitual kill -HUP must not stop a server that has nothing to reload.
-      hangup = () -> r.reload("SIGHUP");
+      TlsReloader t = tlsReloader;
+      hangup = t == null ? () -> r.reload("SIGHUP") : () -> {
+        r.reload("SIGHUP");
+        t.reload("SIGHUP");
+      };
       boolean hup = Signals.onHangup(hangup);
       if (options.config() != null) {
         reloader.watch(options.watchInterval());
         log.info("reloading on change" + (hup ? " and on SIGHUP" : ""), "policy",
             options.config());
       }
+      if (tlsReloader != null) {
+        tlsReloader.watch(options.watchInterval());
+        log.info("reloading the certificate on change" + (hup ? " and on SIGHUP" : ""), "cert",
+            tlsOptions.cert(), "key", tlsOptions.key());
+      }
     } catch (Exception | Error e) {
       if (hangup != null) {
         Signals.clear(hangup);
+      }
+      if (tlsReloader != null) {
+        tlsReloader.close();
       }
       if (reloader != null) {
         reloader.close();
@@ -213,8 +250,8 @@ public final class SluiceServer implements AutoCloseable {
       shutdown(loops);
       throw e;
     }
-    return new SluiceServer(ref, store, loops, metrics, gateway, rls, admin, reloader, hangup,
-        log, accessLog);
+    return new SluiceServer(ref, store, loops, metrics, gateway, rls, admin, reloader,
+        tlsReloader, hangup, log, accessLog);
   }
 
   /** Last, after the store has closed its connections on them. */
@@ -315,6 +352,11 @@ public final class SluiceServer implements AutoCloseable {
     return metrics;
   }
 
+  /** Re-reads the certificate files now, as SIGHUP does; true if a new pair is in place. */
+  public boolean reloadCertificate() {
+    return tlsReloader != null && tlsReloader.reload("request");
+  }
+
   /** Reloads the policy file now, as SIGHUP does; true if a new policy is in place. */
   public boolean reload() {
     return reloader.reload("request");
@@ -329,6 +371,9 @@ public final class SluiceServer implements AutoCloseable {
     log.info("sluice stopping");
     Signals.clear(hangup);
     reloader.close();
+    if (tlsReloader != null) {
+      tlsReloader.close();
+    }
     if (admin != null) {
       admin.close();
     }

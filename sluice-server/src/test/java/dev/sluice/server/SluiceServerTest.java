@@ -43,7 +43,7 @@ class SluiceServerTest {
   boolean gatewayClosed;
   SluiceServer server;
 
-  final GatewayStarter fake = (listen, upstream, cfg, lim, ev, threads, api) -> {
+  final GatewayStarter fake = (listen, upstream, cfg, lim, ev, threads, api, tls) -> {
     config = cfg;
     limiter = lim;
     events = ev;

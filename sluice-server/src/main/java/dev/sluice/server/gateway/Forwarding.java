@@ -61,14 +61,15 @@ final class Forwarding {
 
   /**
    * Appends {@code peer} to the forwarding headers, points {@code Host} at the upstream and keeps
-   * the original host in {@code X-Forwarded-Host}.
+   * the original host in {@code X-Forwarded-Host}; {@code proto} is the client's scheme
+   * ({@code http}, or {@code https} on a TLS listener).
    */
-  static void forward(HttpHeaders h, String peer, String upstreamAuthority) {
+  static void forward(HttpHeaders h, String peer, String proto, String upstreamAuthority) {
     if (peer != null) {
       String xff = joined(h, X_FORWARDED_FOR);
       h.set(X_FORWARDED_FOR, xff == null ? peer : xff + ", " + peer);
       String fwd = joined(h, FORWARDED);
-      String node = "for=" + node(peer) + ";proto=http";
+      String node = "for=" + node(peer) + ";proto=" + proto;
       h.set(FORWARDED, fwd == null ? node : fwd + ", " + node);
     }
     String host = h.get(HttpHeaderNames.HOST);
@@ -76,7 +77,7 @@ final class Forwarding {
       h.set(X_FORWARDED_HOST, host);
     }
     if (!h.contains(X_FORWARDED_PROTO)) {
-      h.set(X_FORWARDED_PROTO, "http");
+      h.set(X_FORWARDED_PROTO, proto);
     }
     h.set(HttpHeaderNames.HOST, upstreamAuthority);
   }

@@ -405,6 +405,13 @@ final class FrontHandler extends ChannelDuplexHandler {
     }
   }
 
+  /** HTTP/2 replaces this handler on its connection: its head timer must not close that. */
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    stopHeadTimer();
+    releaseHeld();
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     stopHeadTimer();

@@ -11,6 +11,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -21,8 +22,11 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -30,12 +34,17 @@ import java.util.function.Supplier;
  * Netty. Every connection runs
  *
  * <pre>
+ * [SslHandler -&gt; TlsNegotiation (ALPN) | PriorKnowledge (h2c)]
  * HttpServerCodec (header and request-line caps)
  *   -&gt; IdleTimeout -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
  *   -&gt; HttpRateLimitHandler (429 and limit headers) -&gt; WebSocketGuardHandler (caps, frames)
  *   -&gt; ModerationHandler (422 for refused names in JSON bodies and messages)
  *   -&gt; ProxyHandler (streams to the upstream; WebSockets relayed end to end)
  * </pre>
+ *
+ * <p>A connection that negotiates HTTP/2 (ALPN "h2", or h2c with prior knowledge) replaces the
+ * codec and the handlers after it by {@link Http2Pipeline}: each stream runs FrontHandler through
+ * ProxyHandler as a connection of its own.
  *
  * <p>The config is read through the supplier for each request and each new connection, so a
  * reload that swaps the {@link PolicyConfig} takes effect atomically: a request sees the old
@@ -50,6 +59,10 @@ import java.util.function.Supplier;
  * }</pre>
  */
 public final class Gateway implements AutoCloseable {
+
+  /** The handlers of an HTTP/1.1 connection that HTTP/2 replaces by the stream multiplexer. */
+  static final List<String> HTTP1_HANDLERS =
+      List.of("http", "front", "check", "limit", "ws-guard", "moderate", "proxy");
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -88,6 +101,16 @@ public final class Gateway implements AutoCloseable {
       RateLimiter limiter, GatewayEvents events) {
     return builder().listen(listen).upstream(upstream).config(config).limiter(limiter)
         .events(events).start();
+  }
+
+  /**
+   * Checks an upstream URL with its TLS settings (the CA file is read) as {@link Builder#start()}
+   * will, so a command can refuse it before opening anything.
+   *
+   * @throws IllegalArgumentException naming the flag or field, the value and what was expected
+   */
+  public static void checkUpstream(URI upstream, Path caFile, String sni) {
+    Upstream.of(upstream, caFile, sni);
   }
 
   public static Builder builder() {
@@ -148,8 +171,39 @@ public final class Gateway implements AutoCloseable {
     private int threads;
     private EventLoopGroup eventLoops;
     private DecisionApi decisionApi;
+    private ServerTls tls;
+    private boolean h2c = true;
+    private Path upstreamCa;
+    private String upstreamSni;
 
     private Builder() {}
+
+    /**
+     * Serves TLS with this certificate (HTTP/2 and HTTP/1.1 by ALPN); null (the default) for
+     * plain HTTP. Reloading {@code tls} changes the certificate of later connections.
+     */
+    public Builder tls(ServerTls tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    /** Whether a plain listener also speaks HTTP/2 to clients that start with its preface. */
+    public Builder h2c(boolean h2c) {
+      this.h2c = h2c;
+      return this;
+    }
+
+    /** PEM certificates trusted for an https upstream; null (the default) for the JDK's. */
+    public Builder upstreamCa(Path caFile) {
+      this.upstreamCa = caFile;
+      return this;
+    }
+
+    /** The name sent as SNI to an https upstream and verified; null for the URL's host. */
+    public Builder upstreamSni(String name) {
+      this.upstreamSni = name;
+      return this;
+    }
 
     /** Serves {@code POST /v1/check} on the listener with {@code api}; null for none. */
     public Builder decisionApi(DecisionApi api) {
@@ -162,7 +216,7 @@ public final class Gateway implements AutoCloseable {
       return this;
     }
 
-    /** The upstream base URL ({@code http://host:port}); null for the demo upstream. */
+    /** The upstream base URL ({@code http(s)://host:port}); null for the demo upstream. */
     public Builder upstream(URI upstream) {
       if (upstream != null) {
         Upstream.of(upstream);
@@ -231,13 +285,26 @@ public final class Gateway implements AutoCloseable {
           demo = DemoUpstream.start(workers);
           target = demo.uri();
         }
-        Upstream up = Upstream.of(target);
+        Upstream up = Upstream.of(target, upstreamCa, upstreamSni);
         UpstreamPool pool = new UpstreamPool(up);
         RateLimitListener listener = new EventsListener(events);
         GatewayEvents ev = events;
         RateLimiter lim = limiter;
         Ticker tick = ticker;
         DecisionApi api = decisionApi;
+        ServerTls serverTls = tls;
+        String proto = tls != null ? "https" : "http";
+        Consumer<ChannelPipeline> exchange = p -> {
+          p.addLast("front", new FrontHandler(snapshots, ev));
+          if (api != null) {
+            p.addLast("check", new CheckHandler(api));
+          }
+          p.addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http, listener))
+              .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws, tick,
+                  listener))
+              .addLast("moderate", new ModerationHandler(snapshots, ev))
+              .addLast("proxy", new ProxyHandler(up, pool, snapshots, ev, proto));
+        };
         Channel server = new ServerBootstrap().group(boss, workers)
             .channel(Transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
@@ -250,22 +317,21 @@ public final class Gateway implements AutoCloseable {
                 }
                 GatewaySettings g = snapshots.get().gateway;
                 long idle = Math.max(0, g.idleTimeout().toMillis());
-                ch.pipeline().addLast("http", new HttpServerCodec(new HttpDecoderConfig()
+                ChannelPipeline p = ch.pipeline();
+                Runnable toHttp2 = () -> Http2Pipeline.install(p, HTTP1_HANDLERS,
+                    g.maxHeaderBytes(), exchange);
+                if (serverTls != null) {
+                  p.addLast("tls", serverTls.context().newHandler(ch.alloc()))
+                      .addLast("alpn", new Http2Pipeline.TlsNegotiation(toHttp2));
+                } else if (h2c) {
+                  p.addLast("h2c", new Http2Pipeline.PriorKnowledge(toHttp2));
+                }
+                p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                         .setMaxInitialLineLength(g.maxInitialLineBytes())
                         .setMaxHeaderSize(g.maxHeaderBytes())
                         .setMaxChunkSize(64 * 1024)))
-                    .addLast("idle", new IdleTimeout(idle))
-                    .addLast("front", new FrontHandler(snapshots, ev));
-                if (api != null) {
-                  ch.pipeline().addLast("check", new CheckHandler(api));
-                }
-                ch.pipeline()
-                    .addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http,
-                        listener))
-                    .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws,
-                        tick, listener))
-                    .addLast("moderate", new ModerationHandler(snapshots, ev))
-                    .addLast("proxy", new ProxyHandler(up, pool, snapshots, ev));
+                    .addLast("idle", new IdleTimeout(idle));
+                exchange.accept(p);
               }
             })
             .bind(listen).sync().channel();

@@ -41,6 +41,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   private final UpstreamPool pool;
   private final Snapshot.Source snapshots;
   private final GatewayEvents events;
+  /** The client's scheme for the forwarding headers: http, or https on a TLS listener. */
+  private final String proto;
 
   private ChannelHandlerContext ctx;
   private Channel client;
@@ -66,7 +68,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   private WebSocketRelay relay;
 
   ProxyHandler(Upstream upstream, UpstreamPool pool, Snapshot.Source snapshots,
-      GatewayEvents events) {
+      GatewayEvents events, String proto) {
+    this.proto = proto;
     this.upstream = upstream;
     this.pool = pool;
     this.snapshots = snapshots;
@@ -93,7 +96,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
       peer = exchange != null ? exchange.view().peer() : Forwarding.peerIp(client);
       if (exchange != null ? exchange.view().websocketUpgrade()
           : NettyRequestView.isWebSocketUpgrade(request)) {
-        relay = new WebSocketRelay(ctx, request, upstream, snap, events);
+        relay = new WebSocketRelay(ctx, request, upstream, snap, events, proto);
         ReferenceCountUtil.release(request);
         relay.start();
         return;
@@ -130,7 +133,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     dropRest = false;
     HttpHeaders h = request.headers();
     Forwarding.stripHopByHop(h);
-    Forwarding.forward(h, peer, upstream.authority);
+    Forwarding.forward(h, peer, proto, upstream.authority);
     HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
         Forwarding.originForm(request.uri()), h);
     AccessRecord access = AccessRecord.of(client);
@@ -145,7 +148,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   }
 
   private void send(Object msg) {
-    if (up != null && up.isActive() && !connecting) {
+    if (up != null && up.isActive() && !connecting && queued.isEmpty()) {
       writeUp(msg);
       return;
     }
@@ -198,10 +201,14 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
         return;
       }
       up = done.channel();
-      ReadGate.resume(client, ReadGate.UPSTREAM);
+      // Drain first: on an HTTP/2 stream, resuming delivers what was read at once (re-entering
+      // channelRead), and the queued head must reach the upstream before that body.
       Object m;
       while ((m = queued.poll()) != null) {
         writeUp(m);
+      }
+      if (up != null && up.isWritable()) {
+        ReadGate.resume(client, ReadGate.UPSTREAM);   // else upstreamWritable resumes
       }
     });
   }

@@ -3,6 +3,8 @@ package dev.sluice.server.gateway;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -10,9 +12,11 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.util.ArrayDeque;
+import javax.net.ssl.SSLException;
 
 /**
  * HTTP connections to the upstream. A client connection keeps the one it got while it lives;
@@ -74,12 +78,51 @@ final class UpstreamPool {
   /** Opens a connection on {@code loop} for {@code owner}. */
   ChannelFuture connect(EventLoop loop, Snapshot snap, Owner owner) {
     Handler handler = new Handler(owner);
-    return bootstrap(loop, snap, new ChannelInitializer<SocketChannel>() {
+    return open(bootstrap(loop, snap, new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {
         ch.pipeline().addLast(new HttpClientCodec(8192, 64 * 1024, 64 * 1024), handler);
+        upstream.secure(ch);
       }
-    }).connect(upstream.host, upstream.port);
+    }), upstream);
+  }
+
+  /**
+   * Connects {@code b} to {@code upstream}; for https the future completes once the TLS handshake
+   * has (so a refused certificate is the connection's failure, with its cause for the log).
+   */
+  static ChannelFuture open(Bootstrap b, Upstream upstream) {
+    ChannelFuture connected = b.connect(upstream.host, upstream.port);
+    if (upstream.tls == null) {
+      return connected;
+    }
+    ChannelPromise ready = connected.channel().newPromise();
+    connected.addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess()) {
+        ready.tryFailure(f.cause());
+        return;
+      }
+      f.channel().pipeline().get(SslHandler.class).handshakeFuture().addListener(h -> {
+        if (h.isSuccess()) {
+          ready.trySuccess();
+        } else {
+          ready.tryFailure(new SSLException("TLS handshake with " + upstream.serverName
+              + " failed (" + rootMessage(h.cause()) + ")", h.cause()));
+          f.channel().close();
+        }
+      });
+    });
+    return ready;
+  }
+
+  /** The innermost cause's message, as one clause (the log keeps what precedes a ": "). */
+  private static String rootMessage(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return m.replace(": ", " ");
   }
 
   static Bootstrap bootstrap(EventLoop loop, Snapshot snap,

@@ -46,6 +46,7 @@ final class WebSocketRelay {
   private final Upstream upstream;
   private final Snapshot snap;
   private final GatewayEvents events;
+  private final String proto;
   private WebSocketClientHandshaker handshaker;
   private Channel ws;
   private boolean open;
@@ -55,7 +56,8 @@ final class WebSocketRelay {
   private final FrameCoalescer coalescer;
 
   WebSocketRelay(ChannelHandlerContext ctx, HttpRequest request, Upstream upstream, Snapshot snap,
-      GatewayEvents events) {
+      GatewayEvents events, String proto) {
+    this.proto = proto;
     this.ctx = ctx;
     this.client = ctx.channel();
     this.request = request;
@@ -74,7 +76,8 @@ final class WebSocketRelay {
     ReadGate.pause(client, ReadGate.UPSTREAM);
     URI uri;
     try {
-      uri = new URI("ws://" + upstream.authority + Forwarding.originForm(request.uri()));
+      uri = new URI(upstream.wsScheme() + "://" + upstream.authority
+          + Forwarding.originForm(request.uri()));
     } catch (java.net.URISyntaxException e) {
       fail(HttpResponseStatus.BAD_REQUEST, "bad request", "the request target is not a valid URI");
       return;
@@ -86,18 +89,20 @@ final class WebSocketRelay {
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL);
     h.remove(HttpHeaderNames.CONTENT_LENGTH);
-    Forwarding.forward(h, Forwarding.peerIp(client), upstream.authority);
+    Forwarding.forward(h, Forwarding.peerIp(client), proto, upstream.authority);
     h.remove(HttpHeaderNames.HOST);
     handshaker = WebSocketClientHandshakerFactory.newHandshaker(uri, WebSocketVersion.V13,
         request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL), false, h,
         UPSTREAM_MAX_FRAME);
-    UpstreamPool.bootstrap(client.eventLoop(), snap, new ChannelInitializer<SocketChannel>() {
-      @Override
-      protected void initChannel(SocketChannel ch) {
-        ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024),
-            new UpstreamWs());
-      }
-    }).connect(upstream.host, upstream.port).addListener((ChannelFutureListener) f -> {
+    UpstreamPool.open(UpstreamPool.bootstrap(client.eventLoop(), snap,
+        new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024),
+                new UpstreamWs());
+            upstream.secure(ch);
+          }
+        }), upstream).addListener((ChannelFutureListener) f -> {
       if (!client.isActive()) {
         f.channel().close();
         return;

@@ -78,7 +78,7 @@ class DryRunAllowServeIntegrationTests {
     assertThat(Main.parseServe(List.of(), Map.of()).dryRun()).isFalse();
     org.assertj.core.api.Assertions.assertThatThrownBy(
         () -> Main.parseServe(List.of("--dry-run", "--dry-run"), Map.of()))
-        .hasMessage("--dry-run given twice");
+        .hasMessage("--dry-run given twice (see sluice serve --help)");
   }
 
   @Test

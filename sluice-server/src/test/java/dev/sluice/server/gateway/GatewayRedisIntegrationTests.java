@@ -133,31 +133,31 @@ class GatewayRedisIntegrationTests {
   }
 
   /**
-   * With {@code -Dsluice.redis.eventLoops=true} the Redis store puts a connection on each of the
+   * By default the Redis store puts a connection on each of the
    * gateway's I/O threads (epoll here when it loads, as in production), besides its shared one:
    * with 3 threads Redis sees 4, and requests are decided on them. Closing the server closes
    * them all before the loops stop, with no warning from the store or Lettuce ("Connection is
-   * already closed" and the like). Without the property, one connection.
+   * already closed" and the like). With {@code -Dsluice.redis.eventLoops=false}, one connection.
    */
   @Test
   void redisStore_hasAConnectionOnEachIoThread_andClosesThemQuietly() throws Exception {
     RedisServer redis = closing(RedisServer.start(RedisServer.freePort()));
-    serve(3, redis.port, "routes:", "  - {name: open, paths: [/**]}");
-    assertThat(clients(redis)).as("by default the store's own connection only").isEqualTo(1);
-    server.close();
-    server = null;
-    System.setProperty("sluice.redis.eventLoops", "true");
+    System.setProperty("sluice.redis.eventLoops", "false");
     try {
-      serve(3, redis.port,
-          "rules:",
-          "  api:",
-          "    onStoreError: deny",
-          "    limits: [{type: token-bucket, burst: 100000, refill: 100000, period: 1m}]",
-          "routes:",
-          "  - {name: api, paths: [/api/**], rules: [api]}");
+      serve(3, redis.port, "routes:", "  - {name: open, paths: [/**]}");
     } finally {
       System.clearProperty("sluice.redis.eventLoops");
     }
+    assertThat(clients(redis)).as("switched off: the store's own connection only").isEqualTo(1);
+    server.close();
+    server = null;
+    serve(3, redis.port,
+        "rules:",
+        "  api:",
+        "    onStoreError: deny",
+        "    limits: [{type: token-bucket, burst: 100000, refill: 100000, period: 1m}]",
+        "routes:",
+        "  - {name: api, paths: [/api/**], rules: [api]}");
     assertThat(clients(redis)).as("one per I/O thread and a shared one").isEqualTo(4);
     for (int i = 0; i < 30; i++) {
       assertThat(statusOf(server.port(), "/api/" + i)).as("decided on Redis").isEqualTo(200);

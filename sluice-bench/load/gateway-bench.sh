@@ -409,7 +409,7 @@ done
 # were not decided by Redis, and make a Redis target look faster than it is.
 for t in "${targets[@]}"; do
   if [ -f "$work/$t.log" ]; then
-    n="$(grep -o 'store_errors_total=[0-9]*' "$work/$t.log" | tail -1 | cut -d= -f2)"
+    n="$(grep -o 'store_errors_total=[0-9]*' "$work/$t.log" | tail -1 | cut -d= -f2 || true)"
     echo "$t: store errors logged (decided by onStoreError, warm-up and rounds): ${n:-0}"
   fi
 done

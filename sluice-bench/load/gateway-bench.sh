@@ -30,6 +30,8 @@
 #   (h) sluice     (f) at 256 connections, Redis behind delay-proxy.py adding REDIS_DELAY_MS per
 #                  round trip (half each way); goal: >= 0.5x (g). An I/O thread that waited on
 #                  Redis would serve one request per delay: 2 threads / 5 ms = 400 requests/s.
+#   (i) netty-relay RelayFloor.java: a blind TCP relay on Netty (no HTTP at all), one upstream
+#                  connection per client; the least CPU any Netty proxy can spend per request
 #
 # CPU (the machine has 2 cores; everything is pinned with taskset, and every proxy gets exactly
 # the same): the server under test owns core SERVER_CPU, and wrk runs on core CLIENT_CPU.
@@ -339,8 +341,19 @@ log "nginx-proxy_pass on 127.0.0.1:$pp_port (pid $pp_pid)"
 URL[nginx-proxy_pass]="http://127.0.0.1:$pp_port/"
 CPUPIDS[nginx-proxy_pass]="$pp_pid $(pgrep -P "$pp_pid" | tr '\n' ' ')"
 
+# ---- (i) the floor of a Netty proxy: a blind TCP relay (RelayFloor.java) -------------------------
+nr_port="$(free_port)"
+taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -cp "$jar" "$here/sluice-bench/load/RelayFloor.java" \
+  "$nr_port" "$up_port" >"$work/netty-relay.log" 2>&1 &
+nr_pid=$!
+pids+=("$nr_pid")
+wait_http "http://127.0.0.1:$nr_port/" || die "the Netty relay did not start; see $work/netty-relay.log"
+log "netty-relay on 127.0.0.1:$nr_port (pid $nr_pid)"
+URL[netty-relay]="http://127.0.0.1:$nr_port/"
+CPUPIDS[netty-relay]="$nr_pid"
+
 # ---- runs -------------------------------------------------------------------------------------
-targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass)
+targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay)
 if [ "${REDIS:-1}" = 1 ]; then
   targets+=(sluice-redis sluice-limits-256 sluice-redis-delayed-256)
 fi
@@ -378,7 +391,7 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 # ---- report -----------------------------------------------------------------------------------
 declare -A M
 # Every known target, measured or not (TARGETS), so that a ratio to one left out reads n/a.
-for t in direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass sluice-redis \
+for t in direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay sluice-redis \
   sluice-limits-256 sluice-redis-delayed-256 "${targets[@]}"; do
   RPS[$t]="${RPS[$t]:-}" P50[$t]="${P50[$t]:-}" P99[$t]="${P99[$t]:-}" CPU[$t]="${CPU[$t]:-}"
   ERRS[$t]="${ERRS[$t]:-0}"

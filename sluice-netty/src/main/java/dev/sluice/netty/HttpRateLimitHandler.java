@@ -66,6 +66,13 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   /** The decision of the latest request on the channel; null when exempt or unlimited. */
   public static final AttributeKey<Decision> DECISION = AttributeKey.valueOf("sluice.decision");
 
+  /**
+   * A decision already made for the channel's next request by a handler in front of this one
+   * (the gateway's byte relay, which hands refused requests here to be answered or delayed).
+   * Taken once, instead of asking the limiter, when that request selects limits.
+   */
+  public static final AttributeKey<Decision> PRESET = AttributeKey.valueOf("sluice.preset");
+
   /** The shortest wait, so that a refusal due "now" cannot spin the event loop. */
   private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -121,6 +128,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
     Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
+    Decision preset = ctx.channel().hasAttr(PRESET) ? ctx.channel().attr(PRESET).getAndSet(null)
+        : null;
     HttpRateLimitSettings s = exchange.http() != null ? exchange.http() : settings.get();
     if (!s.limitPreflights() && RateLimitAnswers.isPreflight(request)) {
       ctx.channel().attr(DECISION).set(null);
@@ -139,6 +148,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
           listener.allowlisted(kind);
         }
         decided(ctx, request, s, kind, check, null);
+      } else if (preset != null) {
+        decided(ctx, request, s, kind, check, preset);
       } else if (limiter.store().isLocal()) {
         decided(ctx, request, s, kind, check, check.apply(limiter));
       } else {
@@ -146,6 +157,19 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       }
     } catch (RuntimeException e) {
       failed(ctx, request, s, kind, check, e);
+    }
+  }
+
+  /**
+   * Writes the limit headers an allowed response of {@code check} gets for {@code decision}, as
+   * this handler adds them: none when no rule decided, for a shadow rule, or when the settings
+   * turn both header families off. For handlers that write responses as bytes.
+   */
+  public static void writeLimitHeaders(Decision decision, Check check, HttpRateLimitSettings s,
+      dev.sluice.core.http.Headers out) {
+    if (RateLimitAnswers.headersFor(decision, check, s) instanceof RateLimitAnswers.Pending) {
+      dev.sluice.core.http.LimitHeaders.write(decision, s.rateLimitHeaders(), s.ietfHeaders(),
+          out);
     }
   }
 

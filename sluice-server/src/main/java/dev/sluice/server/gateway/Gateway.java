@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -34,9 +35,9 @@ import java.util.function.Supplier;
  * Netty. Every connection runs
  *
  * <pre>
- * [SslHandler -&gt; TlsNegotiation (ALPN) | PriorKnowledge (h2c)]
- * HttpServerCodec (header and request-line caps)
- *   -&gt; IdleTimeout -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
+ * [SslHandler -&gt; TlsNegotiation (ALPN) | PriorKnowledge (h2c)] -&gt; IdleTimeout
+ *   [-&gt; RelayHandler (plain HTTP/1.1 forwarded as bytes; hands anything else to the rest)]
+ *   -&gt; HttpServerCodec (header and request-line caps) -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
  *   -&gt; HttpRateLimitHandler (429 and limit headers) -&gt; WebSocketGuardHandler (caps, frames)
  *   -&gt; ModerationHandler (422 for refused names in JSON bodies and messages)
  *   -&gt; ProxyHandler (streams to the upstream; WebSockets relayed end to end)
@@ -62,7 +63,14 @@ public final class Gateway implements AutoCloseable {
 
   /** The handlers of an HTTP/1.1 connection that HTTP/2 replaces by the stream multiplexer. */
   static final List<String> HTTP1_HANDLERS =
-      List.of("http", "front", "check", "limit", "ws-guard", "moderate", "proxy");
+      List.of("relay", "http", "front", "check", "limit", "ws-guard", "moderate", "proxy");
+
+  /**
+   * Whether plain listeners with an http upstream forward simple requests as bytes
+   * ({@link RelayHandler}); {@code -Dsluice.relay=false} sends every request through the full
+   * pipeline.
+   */
+  static final boolean RELAY = !"false".equals(System.getProperty("sluice.relay"));
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -71,15 +79,22 @@ public final class Gateway implements AutoCloseable {
   private final Channel server;
   private final DemoUpstream demo;
   private final URI upstream;
+  private final LongAdder relayed;
 
   private Gateway(EventLoopGroup boss, EventLoopGroup workers, ChannelGroup children,
-      Channel server, DemoUpstream demo, URI upstream) {
+      Channel server, DemoUpstream demo, URI upstream, LongAdder relayed) {
     this.boss = boss;
     this.workers = workers;
     this.children = children;
     this.server = server;
     this.demo = demo;
     this.upstream = upstream;
+    this.relayed = relayed;
+  }
+
+  /** Requests forwarded by the byte relay so far (the rest took the full pipeline). */
+  long relayedRequests() {
+    return relayed.sum();
   }
 
   /**
@@ -286,7 +301,10 @@ public final class Gateway implements AutoCloseable {
           target = demo.uri();
         }
         Upstream up = Upstream.of(target, upstreamCa, upstreamSni);
-        UpstreamPool pool = new UpstreamPool(up);
+        UpstreamPool pool = new UpstreamPool(up, true);
+        UpstreamPool bytes = new UpstreamPool(up, false);
+        boolean relay = RELAY && tls == null && up.tls == null;
+        LongAdder relayed = new LongAdder();
         RateLimitListener listener = new EventsListener(events);
         GatewayEvents ev = events;
         RateLimiter lim = limiter;
@@ -326,16 +344,20 @@ public final class Gateway implements AutoCloseable {
                 } else if (h2c) {
                   p.addLast("h2c", new Http2Pipeline.PriorKnowledge(toHttp2));
                 }
+                p.addLast("idle", new IdleTimeout(idle));
+                if (relay) {
+                  p.addLast("relay", new RelayHandler(snapshots, lim, listener, ev, up, bytes,
+                      api != null, relayed));
+                }
                 p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
-                        .setMaxInitialLineLength(g.maxInitialLineBytes())
-                        .setMaxHeaderSize(g.maxHeaderBytes())
-                        .setMaxChunkSize(64 * 1024)))
-                    .addLast("idle", new IdleTimeout(idle));
+                    .setMaxInitialLineLength(g.maxInitialLineBytes())
+                    .setMaxHeaderSize(g.maxHeaderBytes())
+                    .setMaxChunkSize(64 * 1024)));
                 exchange.accept(p);
               }
             })
             .bind(listen).sync().channel();
-        return new Gateway(boss, workers, children, server, demo, target);
+        return new Gateway(boss, workers, children, server, demo, target, relayed);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         shutdown(boss, eventLoops == null ? workers : null, demo);

@@ -9,25 +9,28 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Fires {@link IdleStateEvent#ALL_IDLE_STATE_EVENT} when a connection has neither read nor
- * written for the idle timeout. Unlike Netty's {@code IdleStateHandler} it counts a write when it
- * is made, not when it completes, so it adds no listener (and no promise) to every write; one
- * task per connection reschedules itself for the remaining time.
+ * written for the idle timeout. Unlike Netty's {@code IdleStateHandler} it adds no listener (and
+ * no promise) to every write, and reads no clock per message: a read or a write only sets a flag,
+ * and one task per connection looks at it four times per timeout. The event fires after four looks
+ * in a row found no activity: between 1 and 1.25 timeouts after the last read or write.
  */
 final class IdleTimeout extends ChannelDuplexHandler {
 
-  private final long timeoutNanos;
-  private long lastActivity;
+  private static final int LOOKS = 4;
+
+  private final long lookNanos;
+  private boolean active;
+  private int quietLooks;
   private ScheduledFuture<?> task;
 
   IdleTimeout(long timeoutMillis) {
-    this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    this.lookNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis) / LOOKS;
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
-    if (timeoutNanos > 0) {
-      lastActivity = System.nanoTime();
-      task = ctx.executor().schedule(() -> check(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+    if (lookNanos > 0) {
+      task = ctx.executor().schedule(() -> check(ctx), lookNanos, TimeUnit.NANOSECONDS);
     }
     ctx.fireChannelActive();
   }
@@ -36,25 +39,26 @@ final class IdleTimeout extends ChannelDuplexHandler {
     if (!ctx.channel().isOpen()) {
       return;
     }
-    long idle = System.nanoTime() - lastActivity;
-    if (idle >= timeoutNanos) {
-      lastActivity = System.nanoTime();
+    if (active) {
+      active = false;
+      quietLooks = 0;
+    } else if (++quietLooks >= LOOKS) {
+      quietLooks = 0;
       ctx.fireUserEventTriggered(IdleStateEvent.ALL_IDLE_STATE_EVENT);
-      idle = 0;
     }
-    task = ctx.executor().schedule(() -> check(ctx), timeoutNanos - idle, TimeUnit.NANOSECONDS);
+    task = ctx.executor().schedule(() -> check(ctx), lookNanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-    lastActivity = System.nanoTime();
+    active = true;
     ctx.fireChannelRead(msg);
   }
 
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
       throws Exception {
-    lastActivity = System.nanoTime();
+    active = true;
     ctx.write(msg, promise);
   }
 

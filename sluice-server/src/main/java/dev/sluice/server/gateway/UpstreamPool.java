@@ -23,7 +23,8 @@ import javax.net.ssl.SSLException;
  * when it closes, a kept-alive upstream connection goes back to an idle pool of its event loop
  * (at most {@value #MAX_IDLE} per loop), and the next client connection on that loop takes it
  * instead of connecting. Every upstream connection lives on its client's event loop, so a request
- * and its response never change threads.
+ * and its response never change threads. A pool's connections either decode HTTP (for the full
+ * pipeline's {@link ProxyHandler}) or carry bytes (for the {@link RelayHandler}).
  */
 final class UpstreamPool {
 
@@ -39,6 +40,7 @@ final class UpstreamPool {
   }
 
   private final Upstream upstream;
+  private final boolean http;
   private final FastThreadLocal<ArrayDeque<Channel>> idle = new FastThreadLocal<>() {
     @Override
     protected ArrayDeque<Channel> initialValue() {
@@ -46,8 +48,10 @@ final class UpstreamPool {
     }
   };
 
-  UpstreamPool(Upstream upstream) {
+  /** With {@code http}, connections decode responses into HTTP objects; else bytes arrive. */
+  UpstreamPool(Upstream upstream, boolean http) {
     this.upstream = upstream;
+    this.http = http;
   }
 
   /** An idle connection of {@code loop} handed to {@code owner}, or null. On the loop only. */
@@ -81,7 +85,10 @@ final class UpstreamPool {
     return open(bootstrap(loop, snap, new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {
-        ch.pipeline().addLast(new HttpClientCodec(8192, 64 * 1024, 64 * 1024), handler);
+        if (http) {
+          ch.pipeline().addLast(new HttpClientCodec(8192, 64 * 1024, 64 * 1024));
+        }
+        ch.pipeline().addLast(handler);
         upstream.secure(ch);
       }
     }), upstream);

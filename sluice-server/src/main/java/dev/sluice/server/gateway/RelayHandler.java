@@ -1,0 +1,696 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.policy.Check;
+import dev.sluice.netty.HttpRateLimitHandler;
+import dev.sluice.netty.HttpRateLimitSettings;
+import dev.sluice.netty.RateLimitListener;
+import dev.sluice.netty.ReadGate;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The gateway's fast path for plain HTTP/1.1: it forwards requests as bytes instead of decoding
+ * them into Netty's HTTP objects and encoding them again, which is most of what a proxied request
+ * costs on the JVM (docs/bench/gateway.md). It sits in front of the full pipeline (HTTP codec,
+ * {@link FrontHandler}, the limiter, {@link ProxyHandler}) and serves the requests it can:
+ *
+ * <ul>
+ *   <li>The head is read in place ({@link RequestHead}, strict RFC 9112 syntax), the policy
+ *       selects and decides on it as the limiter handler would (same selector, same listener), and
+ *       an allowed request goes upstream as its own bytes with the forwarding fields rewritten
+ *       ({@code Host}, {@code X-Forwarded-*}, {@code Forwarded}) as {@link Forwarding} does.
+ *   <li>The response head is read in place ({@link ResponseHead}), rewritten without hop-by-hop
+ *       fields and with the limit headers, and the body passes through as the buffers it arrived
+ *       in, its end found from its framing.
+ *   <li>Timeouts and upstream failures are the full pipeline's: the head timeout closes, the
+ *       response timeout answers 504, a failed connection or a bad response 502.
+ * </ul>
+ *
+ * <p>Everything else is handed to the full pipeline, which then serves the connection to its end:
+ * the relay fires what it has read into the HTTP codec, as if it had never been there. That is a
+ * request with a body, a hop-by-hop field or an upgrade, HTTP/1.0, pipelined requests, anything
+ * that does not parse, {@code /healthz} and the decision API, a refused request (with its
+ * decision, {@link HttpRateLimitHandler#PRESET}, so it is counted once and answered with the 429,
+ * the delay or the 503 of the one implementation), and every request while the access log or
+ * moderation is on. One instance per connection; event loop only.
+ */
+final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Owner {
+
+  private static final byte[] CRLF = {'\r', '\n'};
+  private static final int MAX_RESPONSE_HEAD = 64 * 1024;
+  /** Bytes a client may send ahead while its exchange is in flight before its reads pause. */
+  private static final int MAX_AHEAD = 16 * 1024;
+
+  private enum State { HEAD, DECIDING, SENT, BODY }
+
+  private final Snapshot.Source snapshots;
+  private final RateLimiter limiter;
+  private final RateLimitListener listener;
+  private final GatewayEvents events;
+  private final Upstream upstream;
+  private final UpstreamPool pool;
+  private final boolean decisionApi;
+  private final byte[] hostField;
+  private final LongAdder relayed;
+
+  private ChannelHandlerContext ctx;
+  private Channel client;
+  private RequestHead head;
+  private final ResponseHead response = new ResponseHead();
+  private final FieldWriter fieldWriter = new FieldWriter();
+  private State state = State.HEAD;
+  private boolean closed;
+  /** What the client sent that is not handled yet. */
+  private ByteBuf in;
+  private int scanned;
+  private int headLength;
+  /** An upstream response head that has not fully arrived. */
+  private ByteBuf upIn;
+  private Channel up;
+  private boolean connecting;
+  private ByteBuf unsent;
+  private boolean headRequest;
+  private Snapshot snap;
+  private Check check;
+  /** The decision whose limit headers the response gets, or null. */
+  private Decision decision;
+  private Deadline headTimer;
+  private Deadline responseTimer;
+  private byte[] forwardedFor;
+  private byte[] forwarded;
+
+  RelayHandler(Snapshot.Source snapshots, RateLimiter limiter, RateLimitListener listener,
+      GatewayEvents events, Upstream upstream, UpstreamPool pool, boolean decisionApi,
+      LongAdder relayed) {
+    this.snapshots = snapshots;
+    this.limiter = limiter;
+    this.listener = listener;
+    this.events = events;
+    this.upstream = upstream;
+    this.pool = pool;
+    this.decisionApi = decisionApi;
+    this.relayed = relayed;
+    this.hostField = ("host: " + upstream.authority + "\r\n").getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    this.client = ctx.channel();
+    this.headTimer = new Deadline(ctx.executor(), this::headTimeout);
+    this.responseTimer = new Deadline(ctx.executor(), this::responseTimeout);
+  }
+
+  /** Held back from the full pipeline, which sees the connection open only if it takes over. */
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    InetAddress address = client.remoteAddress() instanceof InetSocketAddress inet
+        ? inet.getAddress() : null;
+    String peer = Forwarding.peerIp(client);
+    head = new RequestHead(address, peer);
+    if (peer != null) {
+      forwardedFor = ("x-forwarded-for: " + peer + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+      forwarded = ("forwarded: for=" + Forwarding.node(peer) + ";proto=http\r\n")
+          .getBytes(StandardCharsets.ISO_8859_1);
+    }
+    armHeadTimer();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf buf) || closed) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (in == null) {
+      in = buf;
+    } else {
+      if (in.writableBytes() < buf.readableBytes()) {
+        ByteBuf bigger = ctx.alloc().buffer(in.readableBytes() + buf.readableBytes());
+        scanned -= in.readerIndex();
+        bigger.writeBytes(in);
+        in.release();
+        in = bigger;
+      }
+      in.writeBytes(buf);
+      buf.release();
+    }
+    if (state == State.HEAD) {
+      readHead();
+    } else if (in.readableBytes() > MAX_AHEAD) {
+      ReadGate.pause(client, ReadGate.PIPELINE);
+    }
+  }
+
+  private void readHead() {
+    int end = headEnd();
+    if (end == -2) {
+      fallBack(null);
+      return;
+    }
+    if (end < 0) {
+      Snapshot s = snapshots.get();
+      if (in.readableBytes() > s.gateway.maxInitialLineBytes() + s.gateway.maxHeaderBytes()) {
+        fallBack(null);
+      }
+      return;
+    }
+    snap = snapshots.get();
+    int length = end - in.readerIndex();
+    if (length != in.readableBytes() || snap.accessLog || !snap.moderation.http().isEmpty()
+        || !head.parse(in, length) || overCaps(length) || isServedAhead(head.path())) {
+      fallBack(null);
+      return;
+    }
+    headLength = length;
+    headTimer.disarm();
+    decide();
+  }
+
+  /**
+   * The index after the head's empty line, -1 while it has not arrived, -2 for a line ended by a
+   * bare LF (not forwarded as bytes: the decoder reads it its own way).
+   */
+  private int headEnd() {
+    int from = Math.max(in.readerIndex(), scanned);
+    int to = in.writerIndex();
+    scanned = Math.max(in.readerIndex(), to - 3);
+    while (true) {
+      int lf = in.indexOf(from, to, (byte) '\n');
+      if (lf < 0) {
+        return -1;
+      }
+      if (lf == in.readerIndex() || in.getByte(lf - 1) != '\r') {
+        return -2;
+      }
+      if (lf - 3 >= in.readerIndex() && in.getByte(lf - 2) == '\n') {
+        return lf + 1;
+      }
+      from = lf + 1;
+    }
+  }
+
+  /** Heads at or near the caps are left to the decoder, which answers 414 and 431. */
+  private boolean overCaps(int length) {
+    int line = head.requestLineBytes();
+    return line >= snap.gateway.maxInitialLineBytes()
+        || length - line >= snap.gateway.maxHeaderBytes();
+  }
+
+  /** Paths the full pipeline answers itself, before any limit. */
+  private boolean isServedAhead(String path) {
+    return path.equals("/healthz") || (decisionApi && path.equals(DecisionApi.PATH));
+  }
+
+  private void decide() {
+    HttpRateLimitSettings s = snap.http;
+    try {
+      check = s.selector().apply(head);
+    } catch (RuntimeException e) {
+      fallBack(null);   // the limiter handler reports it and applies onStoreError
+      return;
+    }
+    if (check == null || check.exempt()) {
+      if (check != null && check.allowlisted()) {
+        listener.allowlisted(RateLimitListener.HTTP);
+      }
+      decided(null, false);
+      return;
+    }
+    CompletableFuture<Decision> future;
+    try {
+      if (limiter.store().isLocal()) {
+        decided(check.apply(limiter), true);
+        return;
+      }
+      future = check.applyAsync(limiter).toCompletableFuture();
+    } catch (RuntimeException e) {
+      failed(e);
+      return;
+    }
+    if (future.isDone() && !future.isCompletedExceptionally()) {
+      decided(future.join(), true);
+      return;
+    }
+    state = State.DECIDING;
+    ReadGate.pause(client, ReadGate.LIMIT);
+    future.whenComplete((d, e) -> ctx.executor().execute(() -> {
+      if (closed || state != State.DECIDING) {
+        return;
+      }
+      ReadGate.resume(client, ReadGate.LIMIT);
+      state = State.HEAD;
+      if (e != null) {
+        failed(e);
+      } else {
+        decided(d, true);
+      }
+    }));
+  }
+
+  /** A decision that threw: reported, and the rules' onStoreError decides, as in the handler. */
+  private void failed(Throwable e) {
+    listener.decisionFailed(RateLimitListener.HTTP, check.rules(), e);
+    decided(Decision.failed(check.rules()), false);
+  }
+
+  private void decided(Decision d, boolean report) {
+    if (d != null && !d.allowed()) {
+      fallBack(d);
+      return;
+    }
+    if (report && d != null && d.rule() != null) {
+      listener.decision(RateLimitListener.HTTP, check.rules(), d);
+    }
+    decision = d;
+    forward();
+  }
+
+  /** Sends the request head upstream with the forwarding fields rewritten. */
+  private void forward() {
+    RequestHead h = head;
+    ByteBuf out = ctx.alloc().buffer(headLength + 256);
+    h.writeRequestLine(out);
+    int hostField = -1;
+    for (int i = 0; i < h.fieldCount(); i++) {
+      int kind = h.kind(i);
+      if (kind == RequestHead.HOST) {
+        hostField = i;
+      } else if (kind != RequestHead.CONNECTION && kind != RequestHead.X_FORWARDED_FOR
+          && kind != RequestHead.FORWARDED) {
+        h.writeField(out, i);
+      }
+    }
+    out.writeBytes(this.hostField);
+    if (forwardedFor != null) {
+      String xff = h.joined(RequestHead.X_FORWARDED_FOR);
+      if (xff == null) {
+        out.writeBytes(forwardedFor);
+      } else {
+        field(out, "x-forwarded-for", xff + ", " + head.peer());
+      }
+      String fwd = h.joined(RequestHead.FORWARDED);
+      if (fwd == null) {
+        out.writeBytes(forwarded);
+      } else {
+        field(out, "forwarded", fwd + ", for=" + Forwarding.node(head.peer()) + ";proto=http");
+      }
+    }
+    if (hostField >= 0 && !h.has(RequestHead.X_FORWARDED_HOST)) {
+      field(out, "x-forwarded-host", h.value(hostField));
+    }
+    if (!h.has(RequestHead.X_FORWARDED_PROTO)) {
+      field(out, "x-forwarded-proto", "http");
+    }
+    out.writeBytes(CRLF);
+    relayed.increment();
+    headRequest = h.isHead();
+    in.skipBytes(headLength);
+    if (!in.isReadable()) {
+      in.release();
+      in = null;
+      scanned = 0;
+    }
+    state = State.SENT;
+    if (up != null && up.isActive()) {
+      send(out);
+      return;
+    }
+    up = pool.take(client.eventLoop(), this);
+    if (up != null) {
+      send(out);
+      return;
+    }
+    unsent = out;
+    connecting = true;
+    pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
+      connecting = false;
+      ByteBuf msg = unsent;
+      unsent = null;
+      if (closed) {
+        ReferenceCountUtil.release(msg);
+        done.channel().close();
+        return;
+      }
+      if (!done.isSuccess()) {
+        ReferenceCountUtil.release(msg);
+        badGateway(HttpResponseStatus.BAD_GATEWAY,
+            "could not connect: " + Generated.reason(done.cause()));
+        return;
+      }
+      up = done.channel();
+      send(msg);
+    });
+  }
+
+  private void send(ByteBuf out) {
+    up.writeAndFlush(out, up.voidPromise());
+    long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
+    if (nanos > 0) {
+      responseTimer.arm(nanos);
+    }
+  }
+
+  private static void field(ByteBuf out, String name, String value) {
+    out.writeCharSequence(name, StandardCharsets.US_ASCII);
+    out.writeByte(':').writeByte(' ');
+    out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
+    out.writeBytes(CRLF);
+  }
+
+  @Override
+  public void upstreamRead(Channel u, Object msg) {
+    if (u != up || !(msg instanceof ByteBuf buf)
+        || (state != State.SENT && state != State.BODY)) {
+      // Bytes nobody asked for: the connection is out of step and cannot be reused.
+      ReferenceCountUtil.release(msg);
+      if (u == up) {
+        up = null;
+      }
+      u.close();
+      return;
+    }
+    if (state == State.SENT) {
+      buf = responseHead(buf);
+      if (buf == null) {
+        return;
+      }
+    }
+    relayBody(buf);
+  }
+
+  /** Reads the response head from {@code buf}; returns what follows it, or null for now. */
+  private ByteBuf responseHead(ByteBuf buf) {
+    if (upIn != null) {
+      upIn.writeBytes(buf);
+      buf.release();
+      buf = upIn;
+      upIn = null;
+    }
+    while (true) {
+      int end = responseHeadEnd(buf);
+      if (end < 0) {
+        if (buf.readableBytes() > MAX_RESPONSE_HEAD) {
+          buf.release();
+          badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: head over "
+              + MAX_RESPONSE_HEAD + " bytes");
+          return null;
+        }
+        upIn = ctx.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
+        upIn.writeBytes(buf);
+        buf.release();
+        return null;
+      }
+      int length = end - buf.readerIndex();
+      if (!response.parse(buf, length, headRequest) || response.status() == 101) {
+        buf.release();
+        badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response head");
+        return null;
+      }
+      buf.skipBytes(length);
+      if (!response.interim()) {
+        break;
+      }
+      ByteBuf interim = ctx.alloc().buffer(64);
+      response.writeInterim(interim);
+      ctx.write(interim, ctx.voidPromise());
+    }
+    responseTimer.disarm();
+    ByteBuf out = ctx.alloc().buffer(512);
+    response.writeHead(out);
+    if (decision != null) {
+      fieldWriter.out = out;
+      HttpRateLimitHandler.writeLimitHeaders(decision, check, snap.http, fieldWriter);
+      fieldWriter.out = null;
+    }
+    out.writeBytes(CRLF);
+    ctx.write(out, ctx.voidPromise());
+    state = State.BODY;
+    return buf;
+  }
+
+  private static int responseHeadEnd(ByteBuf buf) {
+    int from = buf.readerIndex();
+    int to = buf.writerIndex();
+    while (true) {
+      int lf = buf.indexOf(from, to, (byte) '\n');
+      if (lf < 0) {
+        return -1;
+      }
+      if (lf - 3 >= buf.readerIndex() && buf.getByte(lf - 1) == '\r'
+          && buf.getByte(lf - 2) == '\n' && buf.getByte(lf - 3) == '\r') {
+        return lf + 1;
+      }
+      from = lf + 1;
+    }
+  }
+
+  private void relayBody(ByteBuf buf) {
+    int n = buf.readableBytes();
+    int body = response.body(buf, buf.readerIndex(), n);
+    if (body < 0) {
+      buf.release();
+      events.upstreamFailed(502, upstream.authority, "invalid chunked body");
+      closeUpstream();
+      ctx.flush();
+      client.close();
+      return;
+    }
+    if (body > 0) {
+      ctx.write(buf.retainedSlice(buf.readerIndex(), body), ctx.voidPromise());
+    }
+    buf.release();
+    boolean done = response.bodyDone();
+    if (done) {
+      if (!response.upstreamKeepAlive() || body < n) {
+        closeUpstream();   // done, or sent more than its response: not reusable
+      }
+      exchangeDone();
+    }
+    ctx.flush();
+    if (up != null && !client.isWritable()) {
+      up.config().setAutoRead(false);
+    }
+    if (done) {
+      readAhead();
+    }
+  }
+
+  private void exchangeDone() {
+    state = State.HEAD;
+    decision = null;
+    check = null;
+    responseTimer.disarm();
+    armHeadTimer();
+  }
+
+  /** Goes on with what the client sent while its exchange was in flight. */
+  private void readAhead() {
+    if (state == State.HEAD && in != null && in.isReadable()) {
+      ReadGate.resume(client, ReadGate.PIPELINE);
+      readHead();
+    }
+  }
+
+  private void closeUpstream() {
+    if (up != null) {
+      Channel u = up;
+      up = null;
+      u.close();
+    }
+  }
+
+  @Override
+  public void upstreamWritable(Channel u) {}
+
+  @Override
+  public void upstreamClosed(Channel u) {
+    if (u != up) {
+      return;
+    }
+    up = null;
+    if (state == State.SENT) {
+      badGateway(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
+    } else if (state == State.BODY) {
+      // The end of a body framed by the close, or a body cut short: the client's ends too.
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      state = State.HEAD;
+    }
+  }
+
+  private void responseTimeout() {
+    if (state == State.SENT) {
+      badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
+          + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
+    }
+  }
+
+  /** Answers 502 or 504 (with the limit headers), or closes if the response has begun. */
+  private void badGateway(HttpResponseStatus status, String cause) {
+    closeUpstream();
+    events.upstreamFailed(status.code(), upstream.authority, cause);
+    if (state == State.BODY) {
+      client.close();
+      return;
+    }
+    events.generated(status.code());
+    FullHttpResponse r = Generated.error(head.toHttpRequest(), status, snap.cors, true);
+    if (decision != null) {
+      HttpRateLimitHandler.writeLimitHeaders(decision, check, snap.http,
+          (name, value) -> r.headers().set(name, value));
+    }
+    ByteBuf out = ctx.alloc().buffer(256 + r.content().readableBytes());
+    out.writeCharSequence("HTTP/1.1 " + r.status() + "\r\n", StandardCharsets.US_ASCII);
+    Iterator<Map.Entry<CharSequence, CharSequence>> it = r.headers().iteratorCharSequence();
+    while (it.hasNext()) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      field(out, e.getKey().toString(), e.getValue().toString());
+    }
+    out.writeBytes(CRLF).writeBytes(r.content());
+    r.release();
+    ctx.writeAndFlush(out, ctx.voidPromise());
+    exchangeDone();
+    readAhead();
+  }
+
+  /**
+   * Hands the connection to the full pipeline: it sees the connection open, then what the client
+   * sent that is not handled yet; this handler leaves. With {@code preset}, the limiter handler
+   * answers the request by that decision instead of deciding again.
+   */
+  private void fallBack(Decision preset) {
+    if (preset != null) {
+      client.attr(HttpRateLimitHandler.PRESET).set(preset);
+    }
+    ByteBuf rest = in;
+    in = null;
+    ReadGate.resume(client, ReadGate.PIPELINE);
+    stop();
+    ctx.fireChannelActive();
+    if (rest != null) {
+      ctx.fireChannelRead(rest);
+      ctx.fireChannelReadComplete();
+    }
+    if (ctx.pipeline().context(this) != null) {
+      ctx.pipeline().remove(this);
+    }
+  }
+
+  /** Stops the timers and lets go of the upstream connection: kept for the loop when idle. */
+  private void stop() {
+    closed = true;
+    headTimer.stop();
+    responseTimer.stop();
+    if (up != null) {
+      if (state == State.HEAD && !connecting) {
+        pool.giveBack(up);
+      } else {
+        up.close();
+      }
+      up = null;
+    }
+    ReferenceCountUtil.release(upIn);
+    upIn = null;
+  }
+
+  private void armHeadTimer() {
+    long nanos = snapshots.get().gateway.handshakeTimeout().toNanos();
+    if (nanos > 0) {
+      headTimer.arm(nanos);
+    } else {
+      headTimer.disarm();
+    }
+  }
+
+  private void headTimeout() {
+    if (state == State.HEAD && client.isActive()) {
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (up != null) {
+      up.config().setAutoRead(client.isWritable());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      ReferenceCountUtil.release(evt);
+      ctx.close();
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  /** Held back too: the full pipeline never saw the connection open. */
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    stop();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (!closed) {
+      stop();
+    }
+    ReferenceCountUtil.release(in);
+    in = null;
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
+  /**
+   * Writes limit headers as header lines into {@link #out}. Their names are the same few
+   * constants on every response: each is encoded once and kept, looked up by identity.
+   */
+  private static final class FieldWriter implements dev.sluice.core.http.Headers {
+    private final String[] names = new String[8];
+    private final byte[][] encoded = new byte[8][];
+    ByteBuf out;
+
+    @Override
+    public void set(String name, String value) {
+      out.writeBytes(encoded(name));
+      out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
+      out.writeBytes(CRLF);
+    }
+
+    private byte[] encoded(String name) {
+      for (int i = 0; i < names.length; i++) {
+        if (names[i] == name) {
+          return encoded[i];
+        }
+        if (names[i] == null) {
+          names[i] = name;
+          encoded[i] = (name + ": ").getBytes(StandardCharsets.ISO_8859_1);
+          return encoded[i];
+        }
+      }
+      return (name + ": ").getBytes(StandardCharsets.ISO_8859_1);
+    }
+  }
+}

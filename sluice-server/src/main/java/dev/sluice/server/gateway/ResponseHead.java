@@ -1,0 +1,428 @@
+package dev.sluice.server.gateway;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * An upstream response head read in place for the {@link RelayHandler}, and the framing of the
+ * body that follows it (RFC 9112, 6.3): none (a {@code HEAD} request, 1xx, 204, 304), a
+ * {@code Content-Length}, chunked (tracked chunk by chunk to find the end, the bytes forwarded as
+ * they are), or until the upstream closes. {@link #writeHead} writes the head the client gets: the
+ * upstream's fields without the hop-by-hop ones ({@code Connection} and the fields it names,
+ * {@code Keep-Alive}, {@code Proxy-Connection}, {@code TE}, {@code Trailer}, {@code Upgrade},
+ * {@code Proxy-Authenticate}), as {@link Forwarding#stripHopByHop} does for the full pipeline.
+ * One instance per connection; event loop only.
+ */
+final class ResponseHead {
+
+  static final int MAX_FIELDS = 100;
+
+  private static final byte[] CONNECTION = ascii("connection");
+  private static final byte[] CONTENT_LENGTH = ascii("content-length");
+  private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
+  private static final byte[][] HOP_BY_HOP = {ascii("keep-alive"), ascii("proxy-connection"),
+      ascii("te"), ascii("trailer"), ascii("upgrade"), ascii("proxy-authenticate")};
+  private static final byte[] HTTP_1_1_PREFIX = ascii("HTTP/1.1");
+  private static final byte[] KEEP_ALIVE = ascii("keep-alive");
+  private static final byte[] CLOSE_FIELD = ascii("connection: close\r\n");
+
+  enum Framing { NONE, LENGTH, CHUNKED, UNTIL_CLOSE }
+
+  private byte[] b = new byte[512];
+  private int length;
+  private int status;
+  private boolean http11;
+  private int statusLineEnd;
+  private int fields;
+  /** Per field: line start, name end, value start, value end, line end; dropped or not. */
+  private final int[] at = new int[MAX_FIELDS * 6];
+  private String connectionTokens;
+
+  private Framing framing;
+  private boolean keepAlive;
+  private long remaining;
+  // chunked state
+  private int chunkState;
+  private static final int SIZE = 0;
+  private static final int EXTENSION = 1;
+  private static final int DATA = 2;
+  private static final int DATA_END = 3;
+  private static final int TRAILER = 4;
+  private static final int DONE = 5;
+  private int sizeDigits;
+  private int trailerLine;
+
+  /**
+   * Reads the head of {@code length} bytes at {@code in}'s reader index; false when it is not a
+   * valid HTTP/1.x response head (the client then gets 502).
+   */
+  boolean parse(ByteBuf in, int length, boolean headRequest) {
+    if (b.length < length) {
+      b = new byte[Math.max(length, b.length * 2)];
+    }
+    in.getBytes(in.readerIndex(), b, 0, length);
+    this.length = length;
+    fields = 0;
+    connectionTokens = null;
+    if (length < 14 || !startsWith(0, "HTTP/1.")) {
+      return false;
+    }
+    http11 = b[7] == '1';
+    if ((!http11 && b[7] != '0') || b[8] != ' ') {
+      return false;
+    }
+    status = 0;
+    for (int i = 9; i < 12; i++) {
+      if (b[i] < '0' || b[i] > '9') {
+        return false;
+      }
+      status = status * 10 + (b[i] - '0');
+    }
+    int i = 12;
+    while (i < length && b[i] != '\n') {
+      i++;
+    }
+    if (i >= length || b[i - 1] != '\r' || status < 100) {
+      return false;
+    }
+    statusLineEnd = i + 1;
+    boolean sawClose = false;
+    boolean sawKeepAlive = false;
+    long contentLength = -1;
+    boolean chunked = false;
+    boolean encoded = false;
+    i = statusLineEnd;
+    while (i + 1 < length && !(b[i] == '\r' && b[i + 1] == '\n')) {
+      if (fields == MAX_FIELDS) {
+        return false;
+      }
+      int start = i;
+      while (i < length && b[i] != ':' && b[i] > ' ') {
+        i++;
+      }
+      if (i == start || i >= length || b[i] != ':') {
+        return false;
+      }
+      int nameEnd = i++;
+      while (i < length && (b[i] == ' ' || b[i] == '\t')) {
+        i++;
+      }
+      int valueStart = i;
+      while (i < length && b[i] != '\r' && b[i] != '\n') {
+        i++;
+      }
+      if (i + 1 >= length || b[i] != '\r' || b[i + 1] != '\n') {
+        return false;
+      }
+      int valueEnd = i;
+      while (valueEnd > valueStart && (b[valueEnd - 1] == ' ' || b[valueEnd - 1] == '\t')) {
+        valueEnd--;
+      }
+      i += 2;
+      int f = fields++ * 6;
+      at[f] = start;
+      at[f + 1] = nameEnd;
+      at[f + 2] = valueStart;
+      at[f + 3] = valueEnd;
+      at[f + 4] = i;
+      at[f + 5] = 0;
+      if (nameIs(f, CONNECTION)) {
+        at[f + 5] = 1;
+        if (valueIs(valueStart, valueEnd, KEEP_ALIVE)) {
+          sawKeepAlive = true;   // the usual value: no token list to read
+          continue;
+        }
+        String v = text(valueStart, valueEnd);
+        connectionTokens = connectionTokens == null ? v : connectionTokens + "," + v;
+        for (String token : v.split(",", 16)) {
+          String t = token.trim();
+          if (t.equalsIgnoreCase("close")) {
+            sawClose = true;
+          } else if (t.equalsIgnoreCase("keep-alive")) {
+            sawKeepAlive = true;
+          }
+        }
+      } else if (nameIs(f, CONTENT_LENGTH)) {
+        long n = digits(valueStart, valueEnd);
+        if (n < 0 || (contentLength >= 0 && n != contentLength)) {
+          return false;
+        }
+        contentLength = n;
+      } else if (nameIs(f, TRANSFER_ENCODING)) {
+        encoded = true;
+        chunked = endsWithChunked(valueStart, valueEnd);
+      } else {
+        for (byte[] hop : HOP_BY_HOP) {
+          if (nameIs(f, hop)) {
+            at[f + 5] = 1;
+          }
+        }
+      }
+    }
+    if (i + 2 != length) {
+      return false;
+    }
+    keepAlive = (http11 || sawKeepAlive) && !sawClose;
+    dropNamedByConnection();
+    if (headRequest || status < 200 || status == 204 || status == 304) {
+      framing = Framing.NONE;
+    } else if (encoded) {
+      framing = chunked ? Framing.CHUNKED : Framing.UNTIL_CLOSE;
+      if (contentLength >= 0) {
+        dropAll(CONTENT_LENGTH);   // Transfer-Encoding wins (RFC 9112, 6.3)
+      }
+    } else if (contentLength >= 0) {
+      framing = Framing.LENGTH;
+    } else {
+      framing = Framing.UNTIL_CLOSE;
+    }
+    if (framing == Framing.UNTIL_CLOSE) {
+      keepAlive = false;
+    }
+    remaining = framing == Framing.LENGTH ? contentLength : 0;
+    chunkState = SIZE;
+    sizeDigits = 0;
+    trailerLine = 0;
+    return true;
+  }
+
+  private void dropNamedByConnection() {
+    if (connectionTokens == null) {
+      return;
+    }
+    for (String token : connectionTokens.split(",", 16)) {
+      String t = token.trim().toLowerCase(java.util.Locale.ROOT);
+      if (t.isEmpty() || t.length() > 64 || t.equals("transfer-encoding")
+          || t.equals("content-length")) {
+        continue;
+      }
+      dropAll(ascii(t));
+    }
+  }
+
+  private void dropAll(byte[] lowerName) {
+    for (int f = 0; f < fields * 6; f += 6) {
+      if (nameIs(f, lowerName)) {
+        at[f + 5] = 1;
+      }
+    }
+  }
+
+  int status() {
+    return status;
+  }
+
+  boolean interim() {
+    return status < 200;
+  }
+
+  Framing framing() {
+    return framing;
+  }
+
+  /** Whether the upstream connection can serve another request after this response. */
+  boolean upstreamKeepAlive() {
+    return keepAlive;
+  }
+
+  /** Whether the client connection closes after this response (its end is the close). */
+  boolean closesClient() {
+    return framing == Framing.UNTIL_CLOSE;
+  }
+
+  /** Writes the status line (as HTTP/1.1) and the end-to-end fields, without the empty line. */
+  void writeHead(ByteBuf out) {
+    out.writeBytes(HTTP_1_1_PREFIX);
+    out.writeBytes(b, 8, statusLineEnd - 8);
+    for (int f = 0; f < fields * 6; f += 6) {
+      if (at[f + 5] == 0) {
+        out.writeBytes(b, at[f], at[f + 4] - at[f]);
+      }
+    }
+    if (closesClient()) {
+      out.writeBytes(CLOSE_FIELD);
+    }
+  }
+
+  /** Writes an interim (1xx) response as the client gets it: its status line alone. */
+  void writeInterim(ByteBuf out) {
+    out.writeBytes(HTTP_1_1_PREFIX);
+    out.writeBytes(b, 8, statusLineEnd - 8);
+    out.writeByte('\r').writeByte('\n');
+  }
+
+  /**
+   * How many of the {@code n} bytes at {@code from} in {@code in} belong to the body; -1 when the
+   * chunked framing is broken. {@link #bodyDone} tells whether the body ended within them.
+   */
+  int body(ByteBuf in, int from, int n) {
+    switch (framing) {
+      case NONE:
+        return 0;
+      case UNTIL_CLOSE:
+        return n;
+      case LENGTH: {
+        int k = (int) Math.min(remaining, n);
+        remaining -= k;
+        return k;
+      }
+      default:
+        return chunked(in, from, n);
+    }
+  }
+
+  boolean bodyDone() {
+    switch (framing) {
+      case NONE:
+        return true;
+      case UNTIL_CLOSE:
+        return false;
+      case LENGTH:
+        return remaining == 0;
+      default:
+        return chunkState == DONE;
+    }
+  }
+
+  private int chunked(ByteBuf in, int from, int n) {
+    int i = from;
+    int end = from + n;
+    while (i < end && chunkState != DONE) {
+      if (chunkState == DATA) {
+        int k = (int) Math.min(remaining, end - i);
+        remaining -= k;
+        i += k;
+        if (remaining == 0) {
+          chunkState = DATA_END;
+          sizeDigits = 0;
+        }
+        continue;
+      }
+      byte c = in.getByte(i++);
+      switch (chunkState) {
+        case SIZE -> {
+          int d = Character.digit(c, 16);
+          if (d >= 0) {
+            if (++sizeDigits > 15) {
+              return -1;
+            }
+            remaining = remaining * 16 + d;
+          } else if (c == ';' || c == ' ' || c == '\t') {
+            chunkState = EXTENSION;
+          } else if (c == '\n') {
+            if (sizeDigits == 0) {
+              return -1;
+            }
+            chunkState = remaining == 0 ? TRAILER : DATA;
+            trailerLine = 0;
+          } else if (c != '\r') {
+            return -1;
+          }
+        }
+        case EXTENSION -> {
+          if (c == '\n') {
+            if (sizeDigits == 0) {
+              return -1;
+            }
+            chunkState = remaining == 0 ? TRAILER : DATA;
+            trailerLine = 0;
+          }
+        }
+        case DATA_END -> {
+          // CRLF after the data: two bytes.
+          if (c == '\n') {
+            chunkState = SIZE;
+            remaining = 0;
+            sizeDigits = 0;
+          } else if (c != '\r') {
+            return -1;
+          }
+        }
+        case TRAILER -> {
+          if (c == '\n') {
+            if (trailerLine == 0) {
+              chunkState = DONE;
+            }
+            trailerLine = 0;
+          } else if (c != '\r') {
+            trailerLine++;
+          }
+        }
+        default -> {
+          return -1;
+        }
+      }
+    }
+    return i - from;
+  }
+
+  private boolean nameIs(int f, byte[] lower) {
+    int start = at[f];
+    if (at[f + 1] - start != lower.length) {
+      return false;
+    }
+    for (int k = 0; k < lower.length; k++) {
+      int c = b[start + k];
+      if (c >= 'A' && c <= 'Z') {
+        c += 32;
+      }
+      if (c != lower[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean valueIs(int start, int end, byte[] lower) {
+    if (end - start != lower.length) {
+      return false;
+    }
+    for (int k = 0; k < lower.length; k++) {
+      int c = b[start + k];
+      if (c >= 'A' && c <= 'Z') {
+        c += 32;
+      }
+      if (c != lower[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean endsWithChunked(int start, int end) {
+    String v = text(start, end).trim();
+    int comma = v.lastIndexOf(',');
+    return v.substring(comma + 1).trim().equalsIgnoreCase("chunked");
+  }
+
+  private long digits(int start, int end) {
+    if (start == end || end - start > 18) {
+      return -1;
+    }
+    long n = 0;
+    for (int i = start; i < end; i++) {
+      if (b[i] < '0' || b[i] > '9') {
+        return -1;
+      }
+      n = n * 10 + (b[i] - '0');
+    }
+    return n;
+  }
+
+  private boolean startsWith(int at, String s) {
+    for (int k = 0; k < s.length(); k++) {
+      if (b[at + k] != s.charAt(k)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private String text(int start, int end) {
+    return new String(b, start, end - start, StandardCharsets.ISO_8859_1);
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}

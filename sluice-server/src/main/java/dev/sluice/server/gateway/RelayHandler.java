@@ -600,6 +600,7 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
     responseTimer.stop();
     if (up != null) {
       if (state == State.HEAD && !connecting) {
+        up.config().setAutoRead(true);   // paused for a slow client: the next owner reads
         pool.giveBack(up);
       } else {
         up.close();

@@ -27,7 +27,9 @@ public final class RelayFloor {
   public static void main(String[] args) throws InterruptedException {
     int port = Integer.parseInt(args[0]);
     int upstream = Integer.parseInt(args[1]);
-    int threads = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+    // One loop per core, as sluice serve has by default.
+    int threads = args.length > 2 ? Integer.parseInt(args[2])
+        : Runtime.getRuntime().availableProcessors();
     EventLoopGroup loops = new MultiThreadIoEventLoopGroup(threads, EpollIoHandler.newFactory());
     new ServerBootstrap().group(loops)
         .channel(EpollServerSocketChannel.class)

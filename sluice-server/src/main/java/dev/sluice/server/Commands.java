@@ -84,7 +84,7 @@ final class Commands {
               + "token> on every", "/v1/ admin request; also SLUICE_ADMIN_TOKEN_FILE"),
           new Flag("--store", "URI", "memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
               "redis-cluster://H1:P1,H2:P2; also SLUICE_STORE"),
-          new Flag("--io-threads", "N", "the gateway's I/O threads (default: twice the cores; "
+          new Flag("--io-threads", "N", "the gateway's I/O threads (default: one per core; "
               + "no store", "ever holds one, so more are not needed for Redis)"),
           new Flag("--log-level", "LEVEL", "error, warn, info (default), debug or trace; also "
               + "SLUICE_LOG_LEVEL"),

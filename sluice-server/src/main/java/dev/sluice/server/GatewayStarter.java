@@ -36,7 +36,7 @@ interface GatewayStarter {
 
   /**
    * The Netty gateway of {@code dev.sluice.server.gateway}. Its handlers never wait for a store
-   * on an I/O thread, so Netty's default thread count (twice the cores) suits Redis as well.
+   * on an I/O thread, so the default of one thread per core suits Redis as well.
    */
   static GatewayStarter netty() {
     return (listen, upstream, config, limiter, events, loops, api, tls) -> {

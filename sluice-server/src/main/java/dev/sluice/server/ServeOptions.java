@@ -14,7 +14,7 @@ import java.time.Duration;
  * @param admin the admin listener's address, or null for none
  * @param store the store URI from {@code --store} or {@code SLUICE_STORE}, or null for the file's
  * @param watchInterval how often the policy file is checked for changes
- * @param ioThreads the gateway's I/O threads, or 0 for Netty's default (twice the cores)
+ * @param ioThreads the gateway's I/O threads, or 0 for one per core
  * @param rls the Envoy rate limit service's address from {@code --rls}, or null for the policy
  *     file's {@code rls.listen} (none when that is absent too)
  * @param dryRun {@code --dry-run}: every enforcing rule runs in shadow mode, also after reloads

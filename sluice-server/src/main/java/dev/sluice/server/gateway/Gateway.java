@@ -99,10 +99,14 @@ public final class Gateway implements AutoCloseable {
 
   /**
    * I/O loops of the gateway's transport (epoll or NIO), for {@link Builder#eventLoops}:
-   * {@code threads}, or 0 for Netty's default of twice the processors.
+   * {@code threads}, or 0 for one per processor. No handler waits on a loop (decisions are
+   * asynchronous), so more loops than cores only add context switches, as with nginx's
+   * {@code worker_processes auto}; Netty's own default is twice the processors
+   * (docs/bench/gateway.md, run F, measured both).
    */
   public static EventLoopGroup eventLoops(int threads) {
-    return new MultiThreadIoEventLoopGroup(threads, Transport.ioHandler());
+    return new MultiThreadIoEventLoopGroup(
+        threads > 0 ? threads : Runtime.getRuntime().availableProcessors(), Transport.ioHandler());
   }
 
   /**
@@ -262,7 +266,7 @@ public final class Gateway implements AutoCloseable {
       return this;
     }
 
-    /** I/O threads; 0 (the default) for Netty's default of twice the processors. */
+    /** I/O threads; 0 (the default) for one per processor. */
     public Builder threads(int threads) {
       if (threads < 0) {
         throw new IllegalArgumentException("threads : " + threads + " (expected: >= 0)");

@@ -54,6 +54,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Owner {
 
   private static final byte[] CRLF = {'\r', '\n'};
+  private static final byte[] X_FORWARDED_HOST = ascii("x-forwarded-host: ");
+  private static final byte[] X_FORWARDED_PROTO_HTTP = ascii("x-forwarded-proto: http\r\n");
   private static final int MAX_RESPONSE_HEAD = 64 * 1024;
   /** Bytes a client may send ahead while its exchange is in flight before its reads pause. */
   private static final int MAX_AHEAD = 16 * 1024;
@@ -74,7 +76,8 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
   private Channel client;
   private RequestHead head;
   private final ResponseHead response = new ResponseHead();
-  private final FieldWriter fieldWriter = new FieldWriter();
+  private final HeadWriter writer = new HeadWriter();
+  private final FieldWriter fieldWriter = new FieldWriter(writer);
   private State state = State.HEAD;
   private boolean closed;
   /** What the client sent that is not handled yet. */
@@ -249,20 +252,28 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
       decided(future.join(), true);
       return;
     }
+    // Reads go on while the store decides: what arrives is held (up to MAX_AHEAD, then reads
+    // pause), which spares two epoll_ctl calls per decision.
     state = State.DECIDING;
-    ReadGate.pause(client, ReadGate.LIMIT);
-    future.whenComplete((d, e) -> ctx.executor().execute(() -> {
-      if (closed || state != State.DECIDING) {
-        return;
-      }
-      ReadGate.resume(client, ReadGate.LIMIT);
-      state = State.HEAD;
-      if (e != null) {
-        failed(e);
+    future.whenComplete((d, e) -> {
+      if (ctx.executor().inEventLoop()) {
+        onDecision(d, e);   // Redis on this loop: answered here, no task
       } else {
-        decided(d, true);
+        ctx.executor().execute(() -> onDecision(d, e));
       }
-    }));
+    });
+  }
+
+  private void onDecision(Decision d, Throwable e) {
+    if (closed || state != State.DECIDING) {
+      return;
+    }
+    state = State.HEAD;
+    if (e != null) {
+      failed(e);
+    } else {
+      decided(d, true);
+    }
   }
 
   /** A decision that threw: reported, and the rules' onStoreError decides, as in the handler. */
@@ -286,8 +297,8 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
   /** Sends the request head upstream with the forwarding fields rewritten. */
   private void forward() {
     RequestHead h = head;
-    ByteBuf out = ctx.alloc().buffer(headLength + 256);
-    h.writeRequestLine(out);
+    HeadWriter w = writer.reset();
+    h.writeRequestLine(w);
     int hostField = -1;
     for (int i = 0; i < h.fieldCount(); i++) {
       int kind = h.kind(i);
@@ -295,31 +306,34 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
         hostField = i;
       } else if (kind != RequestHead.CONNECTION && kind != RequestHead.X_FORWARDED_FOR
           && kind != RequestHead.FORWARDED) {
-        h.writeField(out, i);
+        h.writeField(w, i);
       }
     }
-    out.writeBytes(this.hostField);
+    w.put(this.hostField);
     if (forwardedFor != null) {
       String xff = h.joined(RequestHead.X_FORWARDED_FOR);
       if (xff == null) {
-        out.writeBytes(forwardedFor);
+        w.put(forwardedFor);
       } else {
-        field(out, "x-forwarded-for", xff + ", " + head.peer());
+        w.field("x-forwarded-for", xff + ", " + head.peer());
       }
       String fwd = h.joined(RequestHead.FORWARDED);
       if (fwd == null) {
-        out.writeBytes(forwarded);
+        w.put(forwarded);
       } else {
-        field(out, "forwarded", fwd + ", for=" + Forwarding.node(head.peer()) + ";proto=http");
+        w.field("forwarded", fwd + ", for=" + Forwarding.node(head.peer()) + ";proto=http");
       }
     }
     if (hostField >= 0 && !h.has(RequestHead.X_FORWARDED_HOST)) {
-      field(out, "x-forwarded-host", h.value(hostField));
+      w.put(X_FORWARDED_HOST);
+      h.writeValue(w, hostField);
+      w.crlf();
     }
     if (!h.has(RequestHead.X_FORWARDED_PROTO)) {
-      field(out, "x-forwarded-proto", "http");
+      w.put(X_FORWARDED_PROTO_HTTP);
     }
-    out.writeBytes(CRLF);
+    w.crlf();
+    ByteBuf out = w.toBuffer(ctx.alloc());
     relayed.increment();
     headRequest = h.isHead();
     in.skipBytes(headLength);
@@ -366,13 +380,6 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
     if (nanos > 0) {
       responseTimer.arm(nanos);
     }
-  }
-
-  private static void field(ByteBuf out, String name, String value) {
-    out.writeCharSequence(name, StandardCharsets.US_ASCII);
-    out.writeByte(':').writeByte(' ');
-    out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
-    out.writeBytes(CRLF);
   }
 
   @Override
@@ -428,20 +435,17 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
       if (!response.interim()) {
         break;
       }
-      ByteBuf interim = ctx.alloc().buffer(64);
-      response.writeInterim(interim);
-      ctx.write(interim, ctx.voidPromise());
+      response.writeInterim(writer.reset());
+      ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
     }
     responseTimer.disarm();
-    ByteBuf out = ctx.alloc().buffer(512);
-    response.writeHead(out);
+    HeadWriter w = writer.reset();
+    response.writeHead(w);
     if (decision != null) {
-      fieldWriter.out = out;
       HttpRateLimitHandler.writeLimitHeaders(decision, check, snap.http, fieldWriter);
-      fieldWriter.out = null;
     }
-    out.writeBytes(CRLF);
-    ctx.write(out, ctx.voidPromise());
+    w.crlf();
+    ctx.write(w.toBuffer(ctx.alloc()), ctx.voidPromise());
     state = State.BODY;
     return buf;
   }
@@ -556,14 +560,16 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
       HttpRateLimitHandler.writeLimitHeaders(decision, check, snap.http,
           (name, value) -> r.headers().set(name, value));
     }
-    ByteBuf out = ctx.alloc().buffer(256 + r.content().readableBytes());
-    out.writeCharSequence("HTTP/1.1 " + r.status() + "\r\n", StandardCharsets.US_ASCII);
+    HeadWriter w = writer.reset().put("HTTP/1.1 " + r.status()).crlf();
     Iterator<Map.Entry<CharSequence, CharSequence>> it = r.headers().iteratorCharSequence();
     while (it.hasNext()) {
       Map.Entry<CharSequence, CharSequence> e = it.next();
-      field(out, e.getKey().toString(), e.getValue().toString());
+      w.field(e.getKey().toString(), e.getValue().toString());
     }
-    out.writeBytes(CRLF).writeBytes(r.content());
+    w.crlf();
+    ByteBuf out = ctx.alloc().buffer(w.length() + r.content().readableBytes());
+    w.writeTo(out);
+    out.writeBytes(r.content());
     r.release();
     ctx.writeAndFlush(out, ctx.voidPromise());
     exchangeDone();
@@ -665,19 +671,22 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
   }
 
   /**
-   * Writes limit headers as header lines into {@link #out}. Their names are the same few
-   * constants on every response: each is encoded once and kept, looked up by identity.
+   * Writes limit headers as field lines into the connection's {@link HeadWriter}. Their names
+   * are the same few constants on every response: each is encoded once and kept, looked up by
+   * identity.
    */
   private static final class FieldWriter implements dev.sluice.core.http.Headers {
+    private final HeadWriter out;
     private final String[] names = new String[8];
     private final byte[][] encoded = new byte[8][];
-    ByteBuf out;
+
+    FieldWriter(HeadWriter out) {
+      this.out = out;
+    }
 
     @Override
     public void set(String name, String value) {
-      out.writeBytes(encoded(name));
-      out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
-      out.writeBytes(CRLF);
+      out.put(encoded(name)).put(value).crlf();
     }
 
     private byte[] encoded(String name) {
@@ -687,11 +696,15 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
         }
         if (names[i] == null) {
           names[i] = name;
-          encoded[i] = (name + ": ").getBytes(StandardCharsets.ISO_8859_1);
+          encoded[i] = ascii(name + ": ");
           return encoded[i];
         }
       }
-      return (name + ": ").getBytes(StandardCharsets.ISO_8859_1);
+      return ascii(name + ": ");
     }
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 }

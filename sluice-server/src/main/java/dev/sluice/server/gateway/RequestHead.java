@@ -241,14 +241,20 @@ final class RequestHead implements RequestView {
   }
 
   /** Writes the request line as received. */
-  void writeRequestLine(ByteBuf out) {
-    out.writeBytes(b, 0, lineEnd);
+  void writeRequestLine(HeadWriter out) {
+    out.put(b, 0, lineEnd);
   }
 
   /** Writes a field's line as received, CRLF included. */
-  void writeField(ByteBuf out, int field) {
+  void writeField(HeadWriter out, int field) {
     int f = field * 6;
-    out.writeBytes(b, at[f], at[f + 4] - at[f]);
+    out.put(b, at[f], at[f + 4] - at[f]);
+  }
+
+  /** Writes a field's value as received. */
+  void writeValue(HeadWriter out, int field) {
+    int f = field * 6;
+    out.put(b, at[f + 2], at[f + 3] - at[f + 2]);
   }
 
   /** A field's value as text (ISO-8859-1, as Netty decodes it). */

@@ -231,24 +231,21 @@ final class ResponseHead {
   }
 
   /** Writes the status line (as HTTP/1.1) and the end-to-end fields, without the empty line. */
-  void writeHead(ByteBuf out) {
-    out.writeBytes(HTTP_1_1_PREFIX);
-    out.writeBytes(b, 8, statusLineEnd - 8);
+  void writeHead(HeadWriter out) {
+    out.put(HTTP_1_1_PREFIX).put(b, 8, statusLineEnd - 8);
     for (int f = 0; f < fields * 6; f += 6) {
       if (at[f + 5] == 0) {
-        out.writeBytes(b, at[f], at[f + 4] - at[f]);
+        out.put(b, at[f], at[f + 4] - at[f]);
       }
     }
     if (closesClient()) {
-      out.writeBytes(CLOSE_FIELD);
+      out.put(CLOSE_FIELD);
     }
   }
 
   /** Writes an interim (1xx) response as the client gets it: its status line alone. */
-  void writeInterim(ByteBuf out) {
-    out.writeBytes(HTTP_1_1_PREFIX);
-    out.writeBytes(b, 8, statusLineEnd - 8);
-    out.writeByte('\r').writeByte('\n');
+  void writeInterim(HeadWriter out) {
+    out.put(HTTP_1_1_PREFIX).put(b, 8, statusLineEnd - 8).crlf();
   }
 
   /**

@@ -1,0 +1,76 @@
+package dev.sluice.server.gateway;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * A message head assembled in a reused array, then copied into one buffer: the relay writes a
+ * head in a dozen small pieces, and a pooled direct buffer checks its bounds and capacity on each.
+ * One per connection; event loop only.
+ */
+final class HeadWriter {
+
+  private static final byte[] CRLF = {'\r', '\n'};
+
+  private byte[] b = new byte[1024];
+  private int n;
+
+  HeadWriter reset() {
+    n = 0;
+    return this;
+  }
+
+  HeadWriter put(byte[] bytes) {
+    return put(bytes, 0, bytes.length);
+  }
+
+  HeadWriter put(byte[] bytes, int from, int length) {
+    ensure(length);
+    System.arraycopy(bytes, from, b, n, length);
+    n += length;
+    return this;
+  }
+
+  /** Writes text as ISO-8859-1, as header values are read. */
+  HeadWriter put(String s) {
+    int length = s.length();
+    ensure(length);
+    for (int i = 0; i < length; i++) {
+      b[n + i] = (byte) s.charAt(i);
+    }
+    n += length;
+    return this;
+  }
+
+  /** A field line: {@code name: value} and CRLF. */
+  HeadWriter field(String name, String value) {
+    return put(name).put(": ").put(value).crlf();
+  }
+
+  HeadWriter crlf() {
+    return put(CRLF, 0, 2);
+  }
+
+  int length() {
+    return n;
+  }
+
+  /** The head in a new buffer of {@code alloc}. */
+  ByteBuf toBuffer(ByteBufAllocator alloc) {
+    ByteBuf out = alloc.buffer(n);
+    writeTo(out);
+    return out;
+  }
+
+  void writeTo(ByteBuf out) {
+    out.writeBytes(b, 0, n);
+  }
+
+  private void ensure(int more) {
+    if (n + more > b.length) {
+      byte[] bigger = new byte[Math.max(b.length * 2, n + more)];
+      System.arraycopy(b, 0, bigger, 0, n);
+      b = bigger;
+    }
+  }
+}

@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -118,5 +119,56 @@ final class Forwarding {
       return zone < 0 ? text : text.substring(0, zone);
     }
     return null;
+  }
+
+  private static final byte[] X_FORWARDED_HOST_FIELD =
+      "x-forwarded-host: ".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] X_FORWARDED_PROTO_HTTP =
+      "x-forwarded-proto: http\r\n".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The byte relay's request head: {@code h} as received with the same rewriting as
+   * {@link #stripHopByHop} and {@link #forward} (a relayed head carries no hop-by-hop field but
+   * {@code Connection: keep-alive}, dropped here). {@code host}, {@code forwardedFor} and
+   * {@code forwarded} are the connection's own field lines ({@code forwardedFor} null when the
+   * peer is unknown).
+   */
+  static HeadWriter relayHead(RequestHead h, HeadWriter w, byte[] host, byte[] forwardedFor,
+      byte[] forwarded) {
+    h.writeRequestLine(w);
+    int hostField = -1;
+    for (int i = 0; i < h.fieldCount(); i++) {
+      int kind = h.kind(i);
+      if (kind == RequestHead.HOST) {
+        hostField = i;
+      } else if (kind != RequestHead.CONNECTION && kind != RequestHead.X_FORWARDED_FOR
+          && kind != RequestHead.FORWARDED) {
+        h.writeField(w, i);
+      }
+    }
+    w.put(host);
+    if (forwardedFor != null) {
+      String xff = h.joined(RequestHead.X_FORWARDED_FOR);
+      if (xff == null) {
+        w.put(forwardedFor);
+      } else {
+        w.field("x-forwarded-for", xff + ", " + h.peer());
+      }
+      String fwd = h.joined(RequestHead.FORWARDED);
+      if (fwd == null) {
+        w.put(forwarded);
+      } else {
+        w.field("forwarded", fwd + ", for=" + node(h.peer()) + ";proto=http");
+      }
+    }
+    if (hostField >= 0 && !h.has(RequestHead.X_FORWARDED_HOST)) {
+      w.put(X_FORWARDED_HOST_FIELD);
+      h.writeValue(w, hostField);
+      w.crlf();
+    }
+    if (!h.has(RequestHead.X_FORWARDED_PROTO)) {
+      w.put(X_FORWARDED_PROTO_HTTP);
+    }
+    return w.crlf();
   }
 }

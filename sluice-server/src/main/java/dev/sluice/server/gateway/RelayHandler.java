@@ -8,10 +8,8 @@ import dev.sluice.netty.HttpRateLimitSettings;
 import dev.sluice.netty.RateLimitListener;
 import dev.sluice.netty.ReadGate;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -20,8 +18,6 @@ import io.netty.util.ReferenceCountUtil;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -51,16 +47,13 @@ import java.util.concurrent.atomic.LongAdder;
  * the delay or the 503 of the one implementation), and every request while the access log or
  * moderation is on. One instance per connection; event loop only.
  */
-final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Owner {
+final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.Exchange {
 
   private static final byte[] CRLF = {'\r', '\n'};
-  private static final byte[] X_FORWARDED_HOST = ascii("x-forwarded-host: ");
-  private static final byte[] X_FORWARDED_PROTO_HTTP = ascii("x-forwarded-proto: http\r\n");
-  private static final int MAX_RESPONSE_HEAD = 64 * 1024;
   /** Bytes a client may send ahead while its exchange is in flight before its reads pause. */
   private static final int MAX_AHEAD = 16 * 1024;
 
-  private enum State { HEAD, DECIDING, SENT, BODY }
+  private enum State { HEAD, DECIDING, EXCHANGE }
 
   private final Snapshot.Source snapshots;
   private final RateLimiter limiter;
@@ -75,7 +68,6 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
   private ChannelHandlerContext ctx;
   private Channel client;
   private RequestHead head;
-  private final ResponseHead response = new ResponseHead();
   private final HeadWriter writer = new HeadWriter();
   private final FieldWriter fieldWriter = new FieldWriter(writer);
   private State state = State.HEAD;
@@ -84,18 +76,12 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
   private ByteBuf in;
   private int scanned;
   private int headLength;
-  /** An upstream response head that has not fully arrived. */
-  private ByteBuf upIn;
-  private Channel up;
-  private boolean connecting;
-  private ByteBuf unsent;
-  private boolean headRequest;
+  private RelayUpstream up;
   private Snapshot snap;
   private Check check;
   /** The decision whose limit headers the response gets, or null. */
   private Decision decision;
   private Deadline headTimer;
-  private Deadline responseTimer;
   private byte[] forwardedFor;
   private byte[] forwarded;
 
@@ -118,7 +104,7 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
     this.ctx = ctx;
     this.client = ctx.channel();
     this.headTimer = new Deadline(ctx.executor(), this::headTimeout);
-    this.responseTimer = new Deadline(ctx.executor(), this::responseTimeout);
+    this.up = new RelayUpstream(ctx, upstream, pool, events, writer, this);
   }
 
   /** Held back from the full pipeline, which sees the connection open only if it takes over. */
@@ -296,212 +282,36 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
 
   /** Sends the request head upstream with the forwarding fields rewritten. */
   private void forward() {
-    RequestHead h = head;
-    HeadWriter w = writer.reset();
-    h.writeRequestLine(w);
-    int hostField = -1;
-    for (int i = 0; i < h.fieldCount(); i++) {
-      int kind = h.kind(i);
-      if (kind == RequestHead.HOST) {
-        hostField = i;
-      } else if (kind != RequestHead.CONNECTION && kind != RequestHead.X_FORWARDED_FOR
-          && kind != RequestHead.FORWARDED) {
-        h.writeField(w, i);
-      }
-    }
-    w.put(this.hostField);
-    if (forwardedFor != null) {
-      String xff = h.joined(RequestHead.X_FORWARDED_FOR);
-      if (xff == null) {
-        w.put(forwardedFor);
-      } else {
-        w.field("x-forwarded-for", xff + ", " + head.peer());
-      }
-      String fwd = h.joined(RequestHead.FORWARDED);
-      if (fwd == null) {
-        w.put(forwarded);
-      } else {
-        w.field("forwarded", fwd + ", for=" + Forwarding.node(head.peer()) + ";proto=http");
-      }
-    }
-    if (hostField >= 0 && !h.has(RequestHead.X_FORWARDED_HOST)) {
-      w.put(X_FORWARDED_HOST);
-      h.writeValue(w, hostField);
-      w.crlf();
-    }
-    if (!h.has(RequestHead.X_FORWARDED_PROTO)) {
-      w.put(X_FORWARDED_PROTO_HTTP);
-    }
-    w.crlf();
-    ByteBuf out = w.toBuffer(ctx.alloc());
+    ByteBuf out = Forwarding.relayHead(head, writer.reset(), hostField, forwardedFor, forwarded)
+        .toBuffer(ctx.alloc());
     relayed.increment();
-    headRequest = h.isHead();
     in.skipBytes(headLength);
     if (!in.isReadable()) {
       in.release();
       in = null;
       scanned = 0;
     }
-    state = State.SENT;
-    if (up != null && up.isActive()) {
-      send(out);
-      return;
-    }
-    up = pool.take(client.eventLoop(), this);
-    if (up != null) {
-      send(out);
-      return;
-    }
-    unsent = out;
-    connecting = true;
-    pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
-      connecting = false;
-      ByteBuf msg = unsent;
-      unsent = null;
-      if (closed) {
-        ReferenceCountUtil.release(msg);
-        done.channel().close();
-        return;
-      }
-      if (!done.isSuccess()) {
-        ReferenceCountUtil.release(msg);
-        badGateway(HttpResponseStatus.BAD_GATEWAY,
-            "could not connect: " + Generated.reason(done.cause()));
-        return;
-      }
-      up = done.channel();
-      send(msg);
-    });
+    state = State.EXCHANGE;
+    up.send(out, head.isHead(), snap);
   }
 
-  private void send(ByteBuf out) {
-    up.writeAndFlush(out, up.voidPromise());
-    long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
-    if (nanos > 0) {
-      responseTimer.arm(nanos);
+  @Override
+  public void head(HeadWriter w) {
+    if (decision != null) {
+      HttpRateLimitHandler.writeLimitHeaders(decision, check, snap.http, fieldWriter);
     }
   }
 
   @Override
-  public void upstreamRead(Channel u, Object msg) {
-    if (u != up || !(msg instanceof ByteBuf buf)
-        || (state != State.SENT && state != State.BODY)) {
-      // Bytes nobody asked for: the connection is out of step and cannot be reused.
-      ReferenceCountUtil.release(msg);
-      if (u == up) {
-        up = null;
-      }
-      u.close();
-      return;
-    }
-    if (state == State.SENT) {
-      buf = responseHead(buf);
-      if (buf == null) {
-        return;
-      }
-    }
-    relayBody(buf);
-  }
-
-  /** Reads the response head from {@code buf}; returns what follows it, or null for now. */
-  private ByteBuf responseHead(ByteBuf buf) {
-    if (upIn != null) {
-      upIn.writeBytes(buf);
-      buf.release();
-      buf = upIn;
-      upIn = null;
-    }
-    while (true) {
-      int end = responseHeadEnd(buf);
-      if (end < 0) {
-        if (buf.readableBytes() > MAX_RESPONSE_HEAD) {
-          buf.release();
-          badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: head over "
-              + MAX_RESPONSE_HEAD + " bytes");
-          return null;
-        }
-        upIn = ctx.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
-        upIn.writeBytes(buf);
-        buf.release();
-        return null;
-      }
-      int length = end - buf.readerIndex();
-      if (!response.parse(buf, length, headRequest) || response.status() == 101) {
-        buf.release();
-        badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response head");
-        return null;
-      }
-      buf.skipBytes(length);
-      if (!response.interim()) {
-        break;
-      }
-      response.writeInterim(writer.reset());
-      ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
-    }
-    responseTimer.disarm();
-    HeadWriter w = writer.reset();
-    response.writeHead(w);
-    if (decision != null) {
-      HttpRateLimitHandler.writeLimitHeaders(decision, check, snap.http, fieldWriter);
-    }
-    w.crlf();
-    ctx.write(w.toBuffer(ctx.alloc()), ctx.voidPromise());
-    state = State.BODY;
-    return buf;
-  }
-
-  private static int responseHeadEnd(ByteBuf buf) {
-    int from = buf.readerIndex();
-    int to = buf.writerIndex();
-    while (true) {
-      int lf = buf.indexOf(from, to, (byte) '\n');
-      if (lf < 0) {
-        return -1;
-      }
-      if (lf - 3 >= buf.readerIndex() && buf.getByte(lf - 1) == '\r'
-          && buf.getByte(lf - 2) == '\n' && buf.getByte(lf - 3) == '\r') {
-        return lf + 1;
-      }
-      from = lf + 1;
-    }
-  }
-
-  private void relayBody(ByteBuf buf) {
-    int n = buf.readableBytes();
-    int body = response.body(buf, buf.readerIndex(), n);
-    if (body < 0) {
-      buf.release();
-      events.upstreamFailed(502, upstream.authority, "invalid chunked body");
-      closeUpstream();
-      ctx.flush();
-      client.close();
-      return;
-    }
-    if (body > 0) {
-      ctx.write(buf.retainedSlice(buf.readerIndex(), body), ctx.voidPromise());
-    }
-    buf.release();
-    boolean done = response.bodyDone();
-    if (done) {
-      if (!response.upstreamKeepAlive() || body < n) {
-        closeUpstream();   // done, or sent more than its response: not reusable
-      }
-      exchangeDone();
-    }
-    ctx.flush();
-    if (up != null && !client.isWritable()) {
-      up.config().setAutoRead(false);
-    }
-    if (done) {
-      readAhead();
-    }
+  public void ended() {
+    exchangeDone();
+    readAhead();
   }
 
   private void exchangeDone() {
     state = State.HEAD;
     decision = null;
     check = null;
-    responseTimer.disarm();
     armHeadTimer();
   }
 
@@ -513,64 +323,16 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
     }
   }
 
-  private void closeUpstream() {
-    if (up != null) {
-      Channel u = up;
-      up = null;
-      u.close();
-    }
-  }
-
+  /** Answers 502 or 504 for the upstream, with the limit headers. */
   @Override
-  public void upstreamWritable(Channel u) {}
-
-  @Override
-  public void upstreamClosed(Channel u) {
-    if (u != up) {
-      return;
-    }
-    up = null;
-    if (state == State.SENT) {
-      badGateway(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
-    } else if (state == State.BODY) {
-      // The end of a body framed by the close, or a body cut short: the client's ends too.
-      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-      state = State.HEAD;
-    }
-  }
-
-  private void responseTimeout() {
-    if (state == State.SENT) {
-      badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
-          + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
-    }
-  }
-
-  /** Answers 502 or 504 (with the limit headers), or closes if the response has begun. */
-  private void badGateway(HttpResponseStatus status, String cause) {
-    closeUpstream();
-    events.upstreamFailed(status.code(), upstream.authority, cause);
-    if (state == State.BODY) {
-      client.close();
-      return;
-    }
+  public void failed(HttpResponseStatus status) {
     events.generated(status.code());
     FullHttpResponse r = Generated.error(head.toHttpRequest(), status, snap.cors, true);
     if (decision != null) {
       HttpRateLimitHandler.writeLimitHeaders(decision, check, snap.http,
           (name, value) -> r.headers().set(name, value));
     }
-    HeadWriter w = writer.reset().put("HTTP/1.1 " + r.status()).crlf();
-    Iterator<Map.Entry<CharSequence, CharSequence>> it = r.headers().iteratorCharSequence();
-    while (it.hasNext()) {
-      Map.Entry<CharSequence, CharSequence> e = it.next();
-      w.field(e.getKey().toString(), e.getValue().toString());
-    }
-    w.crlf();
-    ByteBuf out = ctx.alloc().buffer(w.length() + r.content().readableBytes());
-    w.writeTo(out);
-    out.writeBytes(r.content());
-    r.release();
+    ByteBuf out = Generated.encode(r, writer.reset(), ctx.alloc());
     ctx.writeAndFlush(out, ctx.voidPromise());
     exchangeDone();
     readAhead();
@@ -599,22 +361,11 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
     }
   }
 
-  /** Stops the timers and lets go of the upstream connection: kept for the loop when idle. */
+  /** Stops the timer and lets go of the upstream connection: kept for the loop when idle. */
   private void stop() {
     closed = true;
     headTimer.stop();
-    responseTimer.stop();
-    if (up != null) {
-      if (state == State.HEAD && !connecting) {
-        up.config().setAutoRead(true);   // paused for a slow client: the next owner reads
-        pool.giveBack(up);
-      } else {
-        up.close();
-      }
-      up = null;
-    }
-    ReferenceCountUtil.release(upIn);
-    upIn = null;
+    up.release();
   }
 
   private void armHeadTimer() {
@@ -634,9 +385,7 @@ final class RelayHandler extends ChannelDuplexHandler implements UpstreamPool.Ow
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (up != null) {
-      up.config().setAutoRead(client.isWritable());
-    }
+    up.clientWritable(client.isWritable());
     ctx.fireChannelWritabilityChanged();
   }
 

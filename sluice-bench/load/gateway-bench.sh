@@ -6,6 +6,7 @@
 # Environment (all optional): ROUNDS=3 DURATION=10s WARMUP=8s THREADS=2 CONNECTIONS=64
 #   SERVER_CPU=0 CLIENT_CPU=1   the cores the server under test and the load generator get
 #   JAVA_OPTS                   passed to the sluice JVM (default: none; the JVM picks)
+#   SLUICE_ARGS                 more flags for every `sluice serve`, e.g. "--io-threads 2"
 #   SLUICE_JAR                  another build of the server to measure (default: the repo's)
 #   KEEP=1                      keep the work directory (configs, logs, raw wrk output)
 #   REDIS=0                     skip the Redis targets (f)-(h)
@@ -253,7 +254,7 @@ start_sluice() { # name policy [jar]
   port="$(free_port)"
   # shellcheck disable=SC2086
   taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "${3:-$jar}" serve --listen "127.0.0.1:$port" \
-    --upstream "http://127.0.0.1:$up_port" --config "$2" --admin off >"$work/$1.log" 2>&1 &
+    --upstream "http://127.0.0.1:$up_port" --config "$2" --admin off ${SLUICE_ARGS:-} >"$work/$1.log" 2>&1 &
   pid=$!
   pids+=("$pid")
   wait_http "http://127.0.0.1:$port/" || die "sluice ($1) did not start; see $work/$1.log"

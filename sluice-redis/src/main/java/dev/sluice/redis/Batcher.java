@@ -6,8 +6,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -28,12 +26,6 @@ import java.util.function.Supplier;
  * queued, so a slow Redis does not cap the rate at two batches per round trip. An idle store
  * thus adds no latency; a busy one sends fewer, larger calls. Decisions run in arrival order,
  * each the same transition as alone.
- *
- * <p>On an event loop's own connection ({@code turn}, the loop; submitted only from it) a
- * decision never goes alone at once: the loop's decisions of one turn (the requests it read in
- * one pass over its ready channels) are sent together by one task that runs after that pass,
- * in the same turn. The request that arrives alone waits for nothing but the rest of its turn;
- * a busy loop sends one call where it sent one per decision until the calls were out.
  *
  * <p>Deadlines: a batch is bounded by its oldest decision's deadline, and a queued decision
  * waits only for batches made of older ones, so no decision waits past its own deadline; a
@@ -72,47 +64,20 @@ final class Batcher {
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicInteger sending = new AtomicInteger();
   private final int out;
-  /** The event loop whose turns group the decisions, or null: each submit drains. */
-  private final Executor turn;
-  private boolean flushing;
-  private Library.Conn turnConn;
-  private final Runnable flush = () -> {
-    flushing = false;
-    Library.Conn c = turnConn;
-    turnConn = null;
-    drain(c);
-  };
 
-  /**
-   * {@code out}: calls this batcher keeps in flight at most (unless a batch is full);
-   * {@code turn}: the event loop that alone submits here, whose turns group decisions, or null.
-   */
-  Batcher(Calls calls, Supplier<String> clock, int out, Executor turn) {
+  /** {@code out}: calls this batcher keeps in flight at most (unless a batch is full). */
+  Batcher(Calls calls, Supplier<String> clock, int out) {
     this.calls = calls;
     this.clock = clock;
     this.out = out;
-    this.turn = turn;
   }
 
   /** bucket.lua's reply for one decision on the laid-out key {@code key}. */
   CompletableFuture<Long> submit(Library.Conn c, String key, RuleCodec.Bucket b, long cost) {
     Pending p = new Pending(key, b, cost, calls.now() + calls.deadlineNanos());
     queue.offer(p);
-    int waiting = queued.incrementAndGet();
-    if (turn == null || waiting >= MAX_BATCH) {
-      drain(c);
-    } else {
-      turnConn = c;
-      if (!flushing) {
-        flushing = true;
-        try {
-          turn.execute(flush);
-        } catch (RejectedExecutionException e) {
-          flushing = false;   // the loop is shutting down: send now
-          drain(c);
-        }
-      }
-    }
+    queued.incrementAndGet();
+    drain(c);
     return p.result;
   }
 

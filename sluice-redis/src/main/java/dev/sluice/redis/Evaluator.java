@@ -40,19 +40,17 @@ final class Evaluator {
   private final Batcher[] batchers;
   private final String warmId = Long.toHexString(ThreadLocalRandom.current().nextLong());
 
-  Evaluator(Keys keys, Calls calls, LongSupplier pinned, Lanes lanes) {
+  Evaluator(Keys keys, Calls calls, LongSupplier pinned, int lanes) {
     this.keys = keys;
     this.calls = calls;
     this.pinned = pinned;
     if (keys.cluster()) {
       this.batchers = null;
     } else {
-      int n = lanes.size();
-      this.batchers = new Batcher[n];
-      int perLoop = n > 1 ? Math.max(1, Batcher.CALLS / (n - 1)) : Batcher.CALLS;
-      for (int i = 0; i < n; i++) {
-        batchers[i] = new Batcher(calls, this::clock, i == 0 ? Batcher.CALLS : perLoop,
-            lanes.get(i).loop);
+      this.batchers = new Batcher[lanes];
+      int perLoop = lanes > 1 ? Math.max(1, Batcher.CALLS / (lanes - 1)) : Batcher.CALLS;
+      for (int i = 0; i < lanes; i++) {
+        batchers[i] = new Batcher(calls, this::clock, i == 0 ? Batcher.CALLS : perLoop);
       }
     }
   }

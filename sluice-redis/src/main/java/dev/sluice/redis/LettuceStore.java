@@ -55,7 +55,7 @@ final class LettuceStore implements Store {
     // The callbacks run only once connected, after start() below.
     this.connector = new Connector(b, library, events, this::warmUp, this::connectionBack);
     this.calls = new Calls(b, connector, library, events);
-    this.evaluator = new Evaluator(keys, calls, b.pinnedMicros, connector.lanes());
+    this.evaluator = new Evaluator(keys, calls, b.pinnedMicros, connector.lanes().size());
     this.admin = new RedisAdmin(keys, calls, this::clock);
     this.waitNanos = b.deadlineNanos + Threads.slackNanos(b.deadlineNanos);
     connector.start();

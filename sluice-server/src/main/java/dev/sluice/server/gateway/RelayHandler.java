@@ -49,7 +49,6 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.Exchange {
 
-  private static final byte[] CRLF = {'\r', '\n'};
   /** Bytes a client may send ahead while its exchange is in flight before its reads pause. */
   private static final int MAX_AHEAD = 16 * 1024;
 

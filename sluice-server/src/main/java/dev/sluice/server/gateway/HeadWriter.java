@@ -2,6 +2,7 @@ package dev.sluice.server.gateway;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A message head assembled in a reused array, then copied into one buffer: the relay writes a
@@ -72,5 +73,26 @@ final class HeadWriter {
       System.arraycopy(b, 0, bigger, 0, n);
       b = bigger;
     }
+  }
+
+  /** Whether {@code b[start, end)} is {@code lower} in any ASCII case. */
+  static boolean equalsLower(byte[] b, int start, int end, byte[] lower) {
+    if (end - start != lower.length) {
+      return false;
+    }
+    for (int k = 0; k < lower.length; k++) {
+      int c = b[start + k];
+      if (c >= 'A' && c <= 'Z') {
+        c += 32;
+      }
+      if (c != lower[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 }

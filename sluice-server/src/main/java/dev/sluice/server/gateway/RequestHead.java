@@ -208,23 +208,11 @@ final class RequestHead implements RequestView {
   }
 
   private boolean equalsIgnoreCase(int start, int end, byte[] lower) {
-    if (end - start != lower.length) {
-      return false;
-    }
-    for (int k = 0; k < lower.length; k++) {
-      int c = b[start + k];
-      if (c >= 'A' && c <= 'Z') {
-        c += 32;
-      }
-      if (c != lower[k]) {
-        return false;
-      }
-    }
-    return true;
+    return HeadWriter.equalsLower(b, start, end, lower);
   }
 
   private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
+    return HeadWriter.ascii(s);
   }
 
   /** The request line's length, CRLF included. */

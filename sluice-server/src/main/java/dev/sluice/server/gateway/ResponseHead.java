@@ -41,16 +41,7 @@ final class ResponseHead {
   private Framing framing;
   private boolean keepAlive;
   private long remaining;
-  // chunked state
-  private int chunkState;
-  private static final int SIZE = 0;
-  private static final int EXTENSION = 1;
-  private static final int DATA = 2;
-  private static final int DATA_END = 3;
-  private static final int TRAILER = 4;
-  private static final int DONE = 5;
-  private int sizeDigits;
-  private int trailerLine;
+  private final ChunkedBody chunks = new ChunkedBody();
 
   /**
    * Reads the head of {@code length} bytes at {@code in}'s reader index; false when it is not a
@@ -179,10 +170,8 @@ final class ResponseHead {
     if (framing == Framing.UNTIL_CLOSE) {
       keepAlive = false;
     }
-    remaining = framing == Framing.LENGTH ? contentLength : 0;
-    chunkState = SIZE;
-    sizeDigits = 0;
-    trailerLine = 0;
+    remaining = contentLength;
+    chunks.reset();
     return true;
   }
 
@@ -264,7 +253,7 @@ final class ResponseHead {
         return k;
       }
       default:
-        return chunked(in, from, n);
+        return chunks.read(in, from, n);
     }
   }
 
@@ -277,113 +266,16 @@ final class ResponseHead {
       case LENGTH:
         return remaining == 0;
       default:
-        return chunkState == DONE;
+        return chunks.done();
     }
-  }
-
-  private int chunked(ByteBuf in, int from, int n) {
-    int i = from;
-    int end = from + n;
-    while (i < end && chunkState != DONE) {
-      if (chunkState == DATA) {
-        int k = (int) Math.min(remaining, end - i);
-        remaining -= k;
-        i += k;
-        if (remaining == 0) {
-          chunkState = DATA_END;
-          sizeDigits = 0;
-        }
-        continue;
-      }
-      byte c = in.getByte(i++);
-      switch (chunkState) {
-        case SIZE -> {
-          int d = Character.digit(c, 16);
-          if (d >= 0) {
-            if (++sizeDigits > 15) {
-              return -1;
-            }
-            remaining = remaining * 16 + d;
-          } else if (c == ';' || c == ' ' || c == '\t') {
-            chunkState = EXTENSION;
-          } else if (c == '\n') {
-            if (sizeDigits == 0) {
-              return -1;
-            }
-            chunkState = remaining == 0 ? TRAILER : DATA;
-            trailerLine = 0;
-          } else if (c != '\r') {
-            return -1;
-          }
-        }
-        case EXTENSION -> {
-          if (c == '\n') {
-            if (sizeDigits == 0) {
-              return -1;
-            }
-            chunkState = remaining == 0 ? TRAILER : DATA;
-            trailerLine = 0;
-          }
-        }
-        case DATA_END -> {
-          // CRLF after the data: two bytes.
-          if (c == '\n') {
-            chunkState = SIZE;
-            remaining = 0;
-            sizeDigits = 0;
-          } else if (c != '\r') {
-            return -1;
-          }
-        }
-        case TRAILER -> {
-          if (c == '\n') {
-            if (trailerLine == 0) {
-              chunkState = DONE;
-            }
-            trailerLine = 0;
-          } else if (c != '\r') {
-            trailerLine++;
-          }
-        }
-        default -> {
-          return -1;
-        }
-      }
-    }
-    return i - from;
   }
 
   private boolean nameIs(int f, byte[] lower) {
-    int start = at[f];
-    if (at[f + 1] - start != lower.length) {
-      return false;
-    }
-    for (int k = 0; k < lower.length; k++) {
-      int c = b[start + k];
-      if (c >= 'A' && c <= 'Z') {
-        c += 32;
-      }
-      if (c != lower[k]) {
-        return false;
-      }
-    }
-    return true;
+    return HeadWriter.equalsLower(b, at[f], at[f + 1], lower);
   }
 
   private boolean valueIs(int start, int end, byte[] lower) {
-    if (end - start != lower.length) {
-      return false;
-    }
-    for (int k = 0; k < lower.length; k++) {
-      int c = b[start + k];
-      if (c >= 'A' && c <= 'Z') {
-        c += 32;
-      }
-      if (c != lower[k]) {
-        return false;
-      }
-    }
-    return true;
+    return HeadWriter.equalsLower(b, start, end, lower);
   }
 
   private boolean endsWithChunked(int start, int end) {
@@ -420,6 +312,6 @@ final class ResponseHead {
   }
 
   private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
+    return HeadWriter.ascii(s);
   }
 }

@@ -37,7 +37,8 @@ import java.util.function.Supplier;
  * <pre>
  * [SslHandler -&gt; TlsNegotiation (ALPN) | PriorKnowledge (h2c)] -&gt; IdleTimeout
  *   [-&gt; RelayHandler (plain HTTP/1.1 forwarded as bytes; hands anything else to the rest)]
- *   -&gt; HttpServerCodec (header and request-line caps) -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
+ *   -&gt; HttpServerCodec (header and request-line caps)
+ *   -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
  *   -&gt; HttpRateLimitHandler (429 and limit headers) -&gt; WebSocketGuardHandler (caps, frames)
  *   -&gt; ModerationHandler (422 for refused names in JSON bodies and messages)
  *   -&gt; ProxyHandler (streams to the upstream; WebSockets relayed end to end)

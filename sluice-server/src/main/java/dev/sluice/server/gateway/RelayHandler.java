@@ -391,7 +391,6 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent) {
-      ReferenceCountUtil.release(evt);
       ctx.close();
       return;
     }
@@ -444,15 +443,11 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
         }
         if (names[i] == null) {
           names[i] = name;
-          encoded[i] = ascii(name + ": ");
+          encoded[i] = HeadWriter.ascii(name + ": ");
           return encoded[i];
         }
       }
-      return ascii(name + ": ");
+      return HeadWriter.ascii(name + ": ");
     }
-  }
-
-  private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 }

@@ -59,12 +59,10 @@ final class RequestHead implements RequestView {
   static final int X_FORWARDED_PROTO = 6;
   /** From here on: fields that keep a head from the relay (a body, hop-by-hop, an upgrade). */
   private static final int REFUSED = 7;
-  private static final byte[][] NAMES = {
-      ascii("host"), ascii("connection"), ascii("content-length"), ascii("x-forwarded-for"),
-      ascii("forwarded"), ascii("x-forwarded-host"), ascii("x-forwarded-proto"),
-      ascii("transfer-encoding"), ascii("te"), ascii("trailer"), ascii("upgrade"),
-      ascii("expect"), ascii("keep-alive"), ascii("proxy-connection"),
-      ascii("access-control-request-method")};
+  private static final byte[][] NAMES = names("host", "connection", "content-length",
+      "x-forwarded-for", "forwarded", "x-forwarded-host", "x-forwarded-proto",
+      "transfer-encoding", "te", "trailer", "upgrade", "expect", "keep-alive",
+      "proxy-connection", "access-control-request-method");
 
   private byte[] b = new byte[1024];
   private int length;
@@ -207,13 +205,18 @@ final class RequestHead implements RequestView {
     return OTHER;
   }
 
+  private static byte[][] names(String... names) {
+    byte[][] bytes = new byte[names.length][];
+    for (int i = 0; i < names.length; i++) {
+      bytes[i] = HeadWriter.ascii(names[i]);
+    }
+    return bytes;
+  }
+
   private boolean equalsIgnoreCase(int start, int end, byte[] lower) {
     return HeadWriter.equalsLower(b, start, end, lower);
   }
 
-  private static byte[] ascii(String s) {
-    return HeadWriter.ascii(s);
-  }
 
   /** The request line's length, CRLF included. */
   int requestLineBytes() {

@@ -17,14 +17,16 @@ final class ResponseHead {
 
   static final int MAX_FIELDS = 100;
 
-  private static final byte[] CONNECTION = ascii("connection");
-  private static final byte[] CONTENT_LENGTH = ascii("content-length");
-  private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
-  private static final byte[][] HOP_BY_HOP = {ascii("keep-alive"), ascii("proxy-connection"),
-      ascii("te"), ascii("trailer"), ascii("upgrade"), ascii("proxy-authenticate")};
-  private static final byte[] HTTP_1_1_PREFIX = ascii("HTTP/1.1");
-  private static final byte[] KEEP_ALIVE = ascii("keep-alive");
-  private static final byte[] CLOSE_FIELD = ascii("connection: close\r\n");
+  private static final byte[] CONNECTION = HeadWriter.ascii("connection");
+  private static final byte[] CONTENT_LENGTH = HeadWriter.ascii("content-length");
+  private static final byte[] TRANSFER_ENCODING = HeadWriter.ascii("transfer-encoding");
+  private static final byte[][] HOP_BY_HOP = {
+      HeadWriter.ascii("keep-alive"), HeadWriter.ascii("proxy-connection"), HeadWriter.ascii("te"),
+      HeadWriter.ascii("trailer"), HeadWriter.ascii("upgrade"),
+      HeadWriter.ascii("proxy-authenticate")};
+  private static final byte[] HTTP_1_1_PREFIX = HeadWriter.ascii("HTTP/1.1");
+  private static final byte[] KEEP_ALIVE = HeadWriter.ascii("keep-alive");
+  private static final byte[] CLOSE_FIELD = HeadWriter.ascii("connection: close\r\n");
 
   enum Framing { NONE, LENGTH, CHUNKED, UNTIL_CLOSE }
 
@@ -185,7 +187,7 @@ final class ResponseHead {
           || t.equals("content-length")) {
         continue;
       }
-      dropAll(ascii(t));
+      dropAll(HeadWriter.ascii(t));
     }
   }
 
@@ -311,7 +313,4 @@ final class ResponseHead {
     return new String(b, start, end - start, StandardCharsets.ISO_8859_1);
   }
 
-  private static byte[] ascii(String s) {
-    return HeadWriter.ascii(s);
-  }
 }

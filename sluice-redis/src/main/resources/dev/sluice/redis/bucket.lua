@@ -24,49 +24,58 @@
 -- a key may repeat (else '0'), then either one cost (every decision of shape 1 at that cost)
 -- or, per decision, its shape (1-based) and cost. Returns one integer per decision, as bucket.
 -- Each decision is the same transition as bucket's, run in order: a repeated key reads what
--- the decision before it wrote. Why: on a 2-vCPU VM an FCALL of bucket cost 10-15 us of Redis
+-- the decision before it left, and is written once, with its last state (a hot key, such as
+-- one address behind a NAT, costs one PSETEX per call instead of one per decision). Why: on a 2-vCPU VM an FCALL of bucket cost 10-15 us of Redis
 -- CPU, most of it the call itself (the request, dispatch, TIME, the reply, the socket); in
 -- calls of 64 a decision costs 4.3-4.6 us: one MGET's share and one PSETEX, about 1.5 us each
 -- on random keys, and the Lua. The uniform cost and the repeat flag save about 0.4 and 0.3 us
 -- a decision (no per-decision arguments to parse, no table of what was written).
 
--- One decision on key (state raw, false when absent). Returns the reply and the state now
--- stored: the written string, false when deleted, nil when nothing was written (refused).
-local function take(key, raw, now, cost, prefix, cap, interval)
-  local ban, tat = 0, now
+-- The state raw (false when absent) as (prefix, ban, tat), prefix ending in the ban field and
+-- its comma: the rule's own prefix and a fresh bucket when raw is absent or another rule's.
+local function parse(raw, now, prefix)
   if raw then
     if string.find(raw, prefix, 1, true) == 1 then
-      tat = tonumber(string.sub(raw, #prefix + 1))
-    else
-      local s, b, t = string.match(raw, '^([^,]*),([^,]*),([^,]*)')
-      if s == string.sub(prefix, 1, -4) then
-        prefix = s .. ',' .. b .. ','
-        ban, tat = tonumber(b), tonumber(t)
-      end
+      return prefix, 0, tonumber(string.sub(raw, #prefix + 1))
+    end
+    local s, b, t = string.match(raw, '^([^,]*),([^,]*),([^,]*)')
+    if s == string.sub(prefix, 1, -4) then
+      return s .. ',' .. b .. ',', tonumber(b), tonumber(t)
     end
   end
+  return prefix, 0, now
+end
+
+-- One decision on the state (ban, tat): the reply, the new tat (nil when refused: nothing is
+-- written) and the TTL in microseconds (<= 0: the state is fresh again and is deleted).
+local function step(ban, tat, now, cost, cap, interval)
   local base = tat
   if now > base then base = now end
   local ahead = base + cost * interval - now
   if ahead > cap then
-    return -1 - (base - now), nil
+    return -1 - (base - now), nil, 0
   end
   local ttl = ban - now
   if ahead > ttl then ttl = ahead end
+  return ahead, base + cost * interval, ttl
+end
+
+local function store(key, prefix, tat, ttl)
   if ttl > 0 then
-    local value = prefix .. fmt(base + cost * interval)
-    redis.call('PSETEX', key, ttl_ms(ttl), value)
-    return ahead, value
+    redis.call('PSETEX', key, ttl_ms(ttl), prefix .. fmt(tat))
+  else
+    redis.call('DEL', key)
   end
-  redis.call('DEL', key)
-  return ahead, false
 end
 
 local function bucket(KEYS, ARGV)
   local now = clock(ARGV[1])
   local key = KEYS[1]
-  return (take(key, redis.call('GET', key), now, tonumber(ARGV[2]), ARGV[3],
-    tonumber(ARGV[4]), tonumber(ARGV[5])))
+  local prefix, ban, tat = parse(redis.call('GET', key), now, ARGV[3])
+  local r, after, ttl = step(ban, tat, now, tonumber(ARGV[2]), tonumber(ARGV[4]),
+    tonumber(ARGV[5]))
+  if after ~= nil then store(key, prefix, after, ttl) end
+  return r
 end
 
 local function buckets(KEYS, ARGV)
@@ -79,27 +88,54 @@ local function buckets(KEYS, ARGV)
     interval[i] = tonumber(ARGV[3 * i + 2])
   end
   local at = 3 * shapes + 3
-  local seen = nil
-  if ARGV[at] == '1' then seen = {} end
+  local repeats = ARGV[at] == '1'
   local uniform = #ARGV == at + 1
   local s, cost = 1, tonumber(ARGV[at + 1])
   local n = #KEYS
   local raws = redis.call('MGET', unpack(KEYS))
   local out = {}
+  -- Keys that may repeat: a key's state after each decision stays here (pres, tats; tat false
+  -- when deleted), the next decision on it starts from there, and each key is written once at
+  -- the end, with its last state and TTL (ttls, in the order first written).
+  local pres, tats, ttls, order = {}, {}, {}, {}
   for i = 1, n do
     local key = KEYS[i]
     local raw = raws[i]
     if not uniform then
       s, cost = tonumber(ARGV[at + 2 * i - 1]), tonumber(ARGV[at + 2 * i])
     end
-    if seen == nil then
-      out[i] = (take(key, raw, now, cost, prefix[s], cap[s], interval[s]))
+    local pre, ban, tat
+    local known = nil
+    if repeats then known = tats[key] end
+    if known and pres[key] == prefix[s] then
+      pre, ban, tat = prefix[s], 0, known
     else
-      if seen[key] ~= nil then raw = seen[key] end
-      local r, stored = take(key, raw, now, cost, prefix[s], cap[s], interval[s])
-      if stored ~= nil then seen[key] = stored end
-      out[i] = r
+      if known then
+        raw = pres[key] .. fmt(known)
+      elseif known == false then
+        raw = false
+      end
+      pre, ban, tat = parse(raw, now, prefix[s])
     end
+    local r, after, ttl = step(ban, tat, now, cost, cap[s], interval[s])
+    if after ~= nil then
+      if not repeats then
+        store(key, pre, after, ttl)
+      else
+        if ttls[key] == nil then order[#order + 1] = key end
+        ttls[key] = ttl
+        if ttl > 0 then
+          pres[key], tats[key] = pre, after
+        else
+          tats[key] = false
+        end
+      end
+    end
+    out[i] = r
+  end
+  for j = 1, #order do
+    local key = order[j]
+    store(key, pres[key], tats[key], ttls[key])
   end
   return out
 end

@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.netty.channel.EventLoop;
@@ -95,6 +96,9 @@ final class Connector implements AutoCloseable {
     this.resources = !owned ? b.client.getResources() : ClientResources.builder()
         .threadFactoryProvider(Threads.provider())
         .timer(timer)
+        // Lettuce records every command's latency when LatencyUtils is on the class path (a
+        // map lookup and a histogram per command, on the I/O thread); nothing here reads them.
+        .commandLatencyRecorder(CommandLatencyRecorder.disabled())
         .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2,
             TimeUnit.MILLISECONDS))
         .build();

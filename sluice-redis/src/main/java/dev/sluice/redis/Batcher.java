@@ -43,18 +43,38 @@ final class Batcher {
     }
   }
 
-  private static final class Pending {
+  /** One decision waiting for its batch; bucket.lua's reply for it goes to {@link #replied}. */
+  abstract static class Pending {
     final String key;
     final RuleCodec.Bucket bucket;
     final long cost;
-    final long deadline;
-    final CompletableFuture<Long> result = new CompletableFuture<>();
+    private long deadline;
 
-    Pending(String key, RuleCodec.Bucket bucket, long cost, long deadline) {
+    Pending(String key, RuleCodec.Bucket bucket, long cost) {
       this.key = key;
       this.bucket = bucket;
       this.cost = cost;
-      this.deadline = deadline;
+    }
+
+    /** The reply, or why there is none ({@code failure} non-null); called once. */
+    abstract void replied(long reply, Throwable failure);
+  }
+
+  /** A decision whose reply is a stage. */
+  private static final class Staged extends Pending {
+    final CompletableFuture<Long> result = new CompletableFuture<>();
+
+    Staged(String key, RuleCodec.Bucket bucket, long cost) {
+      super(key, bucket, cost);
+    }
+
+    @Override
+    void replied(long reply, Throwable failure) {
+      if (failure != null) {
+        result.completeExceptionally(failure);
+      } else {
+        result.complete(reply);
+      }
     }
   }
 
@@ -74,11 +94,17 @@ final class Batcher {
 
   /** bucket.lua's reply for one decision on the laid-out key {@code key}. */
   CompletableFuture<Long> submit(Library.Conn c, String key, RuleCodec.Bucket b, long cost) {
-    Pending p = new Pending(key, b, cost, calls.now() + calls.deadlineNanos());
+    Staged p = new Staged(key, b, cost);
+    submit(c, p);
+    return p.result;
+  }
+
+  /** Queues {@code p}, whose deadline starts now, to go out on {@code c}. */
+  void submit(Library.Conn c, Pending p) {
+    p.deadline = calls.now() + calls.deadlineNanos();
     queue.offer(p);
     queued.incrementAndGet();
     drain(c);
-    return p.result;
   }
 
   /**
@@ -112,7 +138,7 @@ final class Batcher {
     while (batch.size() < MAX_BATCH && (p = queue.poll()) != null) {
       queued.decrementAndGet();
       if (p.deadline - now <= 0) {
-        p.result.completeExceptionally(calls.timeout());
+        p.replied(0, calls.timeout());
       } else {
         batch.add(p);
       }
@@ -135,14 +161,15 @@ final class Batcher {
         sending.decrementAndGet();
         drain(c);
       } finally {
+        Throwable failure = e == null ? null : Library.unwrap(e);
         for (int i = 0; i < batch.size(); i++) {
-          CompletableFuture<Long> result = batch.get(i).result;
-          if (e != null) {
-            result.completeExceptionally(Library.unwrap(e));
+          Pending p = batch.get(i);
+          if (failure != null) {
+            p.replied(0, failure);
           } else if (r instanceof List<?> replies) {
-            result.complete((Long) replies.get(i));
+            p.replied((Long) replies.get(i), null);
           } else {
-            result.complete((Long) r);
+            p.replied((Long) r, null);
           }
         }
       }

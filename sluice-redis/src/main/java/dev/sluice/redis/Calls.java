@@ -82,22 +82,16 @@ final class Calls {
    */
   <T> CompletableFuture<T> call(String what, boolean blocking, Op<T> op) {
     Lanes.Lane lane = connector.lanes().pick(blocking);
-    Library.Conn c = lane.conn();
-    if (c == null) {
-      return refused(what, "not connected to " + endpoint + " yet");
-    }
-    long permit = breaker.tryAcquire();
-    if (permit == CircuitBreaker.REFUSED) {
-      return refused(what, "circuit open for " + endpoint);
-    }
-    if (!inFlight.tryAcquire()) {
-      breaker.release(permit);
-      return refused(what, maxInFlight + " calls already waiting for " + endpoint);
+    long permit;
+    try {
+      permit = enter(what, lane);
+    } catch (StoreException e) {
+      return CompletableFuture.failedFuture(e);
     }
     long start = ticker.read();
     CompletableFuture<T> f;
     try {
-      f = op.on(c, lane.index);
+      f = op.on(lane.conn(), lane.index);
       if (!connector.deadlineInClient()) {
         f = within(f, start + deadlineNanos);
       }
@@ -107,14 +101,46 @@ final class Calls {
     // One stage carries both the bookkeeping and the caller's result: the permit is back and
     // the outcome recorded before any continuation of the caller runs.
     return f.handle((r, e) -> {
-      inFlight.release();
-      Throwable cause = e == null ? null : Library.unwrap(e);
-      breaker.record(permit, start, cause);
-      if (cause != null) {
-        throw failure(what, cause);
+      StoreException failure = exit(what, permit, start, e);
+      if (failure != null) {
+        throw failure;
       }
       return r;
     });
+  }
+
+  /**
+   * Admits one call on {@code lane} as {@link #call} does, for a caller that completes it
+   * itself: the circuit's permit, which the call's outcome must be handed back with to {@link
+   * #exit}, exactly once.
+   *
+   * @throws StoreException when the call may not go (not connected, circuit open, {@code
+   *     maxInFlight} calls pending)
+   */
+  long enter(String what, Lanes.Lane lane) {
+    if (lane.conn() == null) {
+      throw refusal(what, "not connected to " + endpoint + " yet");
+    }
+    long permit = breaker.tryAcquire();
+    if (permit == CircuitBreaker.REFUSED) {
+      throw refusal(what, "circuit open for " + endpoint);
+    }
+    if (!inFlight.tryAcquire()) {
+      breaker.release(permit);
+      throw refusal(what, maxInFlight + " calls already waiting for " + endpoint);
+    }
+    return permit;
+  }
+
+  /**
+   * The end of a call admitted by {@link #enter} at ticker time {@code start}: the permit back,
+   * the outcome recorded; the failure to hand on, null when {@code error} is.
+   */
+  StoreException exit(String what, long permit, long start, Throwable error) {
+    inFlight.release();
+    Throwable cause = error == null ? null : Library.unwrap(error);
+    breaker.record(permit, start, cause);
+    return cause == null ? null : failure(what, cause);
   }
 
   /**
@@ -177,9 +203,8 @@ final class Calls {
         + Duration.ofNanos(deadlineNanos).toMillis() + " ms");
   }
 
-  private static <T> CompletableFuture<T> refused(String what, String why) {
-    return CompletableFuture.failedFuture(new StoreException("sluice-redis: " + what + ": "
-        + why));
+  private static StoreException refusal(String what, String why) {
+    return new StoreException("sluice-redis: " + what + ": " + why);
   }
 
   private StoreException failure(String what, Throwable cause) {

@@ -74,8 +74,8 @@ final class Evaluator {
   CompletableFuture<Verdict[]> evaluate(List<Rule> rules, List<String> ruleKeys, long cost,
       boolean blocking) {
     if (rules.size() == 1) {
-      RuleCodec.Bucket b = codec.encode(rules.get(0)).bucket();
-      if (b != null && cost > 0 && cost < TWO53 / b.intervalMicros()) {
+      RuleCodec.Bucket b = bucketOf(rules.get(0), cost);
+      if (b != null) {
         String key = ruleKeys.get(0);
         return calls.call("evaluate", blocking, (c, lane) -> bucket(lane, c, key, b, cost))
             .thenApply(r -> new Verdict[] {bucketVerdict(b, cost, r)});
@@ -109,6 +109,25 @@ final class Evaluator {
       return refund(rules, ruleKeys, cost, groups, out, start + calls.deadlineNanos())
           .thenApply(v -> out);
     });
+  }
+
+  /** The parameters bucket.lua decides {@code rule} at {@code cost} with; null when it cannot. */
+  private RuleCodec.Bucket bucketOf(Rule rule, long cost) {
+    RuleCodec.Bucket b = codec.encode(rule).bucket();
+    return b != null && cost > 0 && cost < TWO53 / b.intervalMicros() ? b : null;
+  }
+
+  /**
+   * The bucket when a check of {@code rule} alone at {@code cost} can join a batch ({@link
+   * #submit}: a token bucket on a standalone server), else null.
+   */
+  RuleCodec.Bucket batchable(Rule rule, long cost) {
+    return batchers == null ? null : bucketOf(rule, cost);
+  }
+
+  /** Queues a decision of {@link #batchable} to go out in a batch on {@code lane}. */
+  void submit(Lanes.Lane lane, Batcher.Pending p) {
+    batchers[lane.index].submit(lane.conn(), p);
   }
 
   private Group group(List<Rule> rules, List<String> ruleKeys, List<Integer> which) {

@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 9: the store is asynchronous underneath. A call returns before Redis answers, a stopped
@@ -86,13 +88,15 @@ class AsyncIntegrationTests {
   /**
    * 50 calls at once on a stopped Redis with room for 8: 8 wait, 42 fail before the call
    * returns. Once Redis resumes, the 8 answer in whatever order they come, exactly: a window
-   * of 5 allows 5 of them.
+   * of 5 allows 5 of them, and so does a bucket of 5 (the batched path, its own bookkeeping).
    */
-  @Test
-  void inFlightBound_atMostMaxInFlightWait_theRestFailAtOnce_answersInAnyOrder()
+  @ParameterizedTest
+  @ValueSource(strings = {"window", "bucket"})
+  void inFlightBound_atMostMaxInFlightWait_theRestFailAtOnce_answersInAnyOrder(String kind)
       throws Exception {
-    Rule five = Rule.builder("five").limit(Limit.fixedWindow("w", 5, Duration.ofHours(1)))
-        .build();
+    Rule five = Rule.builder("five").limit(kind.equals("window")
+        ? Limit.fixedWindow("w", 5, Duration.ofHours(1))
+        : Limit.tokenBucket("b", 5, 1, Duration.ofHours(1))).build();
     try (RedisProcess redis = RedisProcess.start();
         Store store = builder(redis.uri(), "bound", Duration.ofSeconds(5)).maxInFlight(8)
             .build()) {

@@ -11,8 +11,6 @@ import dev.sluice.core.Verdict;
 import dev.sluice.core.Verdicts;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -26,9 +24,9 @@ import java.util.function.LongSupplier;
  * The {@link Store} behind {@link RedisStore}; see there for the design. Asynchronous
  * underneath: every operation is a stage from the {@link Calls} discipline (circuit, in-flight
  * bound, deadline) on one of the {@link Connector}'s connections ({@link Lanes}), with keys from
- * {@link Keys} and checks run by the {@link Evaluator}. The synchronous methods, for library
- * callers, wait for that stage, at most its deadline, and always go out on the shared lane;
- * nothing on the store's own threads ever waits.
+ * {@link Keys}, checks run by {@link Checks} and the {@link Evaluator}. The synchronous
+ * methods, for library callers, wait for that stage, at most its deadline, and always go out on
+ * the shared lane; nothing on the store's own threads ever waits.
  */
 final class LettuceStore implements Store {
 
@@ -39,6 +37,7 @@ final class LettuceStore implements Store {
   private final Evaluator evaluator;
   private final RefusalCache refusals;
   private final RedisAdmin admin;
+  private final Checks checks;
   private final Ticker ticker;
   private final LongSupplier pinned;
   private final long waitNanos;
@@ -57,6 +56,7 @@ final class LettuceStore implements Store {
     this.calls = new Calls(b, connector, library, events);
     this.evaluator = new Evaluator(keys, calls, b.pinnedMicros, connector.lanes().size());
     this.admin = new RedisAdmin(keys, calls, this::clock);
+    this.checks = new Checks(keys, connector.lanes(), calls, evaluator, refusals, admin, ticker);
     this.waitNanos = b.deadlineNanos + Threads.slackNanos(b.deadlineNanos);
     connector.start();
   }
@@ -113,143 +113,13 @@ final class LettuceStore implements Store {
   @Override
   public CompletionStage<Verdicts> evaluateAsync(List<Rule> rules, Identity identity, long cost,
       Verdicts out) {
-    RuleCodec.Bucket b = rules.size() == 1 ? evaluator.batchable(rules.get(0), cost) : null;
-    if (b == null) {
-      return verdicts(rules, identity, cost, false).thenApply(v -> write(v, out));
-    }
-    String coreKey = rules.get(0).keyFor(identity);
-    long local = ticker.read();
-    Verdict[] cached = cached(rules, List.of(coreKey), cost, local);
-    if (cached != null) {
-      return CompletableFuture.completedFuture(write(cached, out));
-    }
-    BucketCheck check = new BucketCheck(rules, coreKey, b, cost, local, out);
-    check.send();
-    return check.result;
+    return checks.evaluateAsync(rules, identity, cost, out);
   }
 
   @Override
   public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
     // Written here, not in a continuation: a wait that gives up must leave the buffer alone.
-    write(await(verdicts(rules, identity, cost, true), "evaluate"), out);
-  }
-
-  private static Verdicts write(Verdict[] verdicts, Verdicts out) {
-    out.reset(verdicts.length);
-    for (int i = 0; i < verdicts.length; i++) {
-      out.set(i, verdicts[i]);
-    }
-    return out;
-  }
-
-  /** The verdicts of a check: from the refusal cache, or from Redis (then cached). */
-  private CompletableFuture<Verdict[]> verdicts(List<Rule> rules, Identity identity,
-      long cost, boolean blocking) {
-    int n = rules.size();
-    List<String> coreKeys = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      coreKeys.add(rules.get(i).keyFor(identity));
-    }
-    long local = ticker.read();
-    Verdict[] cached = cached(rules, coreKeys, cost, local);
-    if (cached != null) {
-      return CompletableFuture.completedFuture(cached);
-    }
-    List<String> ruleKeys = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      ruleKeys.add(keys.rule(coreKeys.get(i)));
-    }
-    CompletableFuture<Verdict[]> remote = evaluator.evaluate(rules, ruleKeys, cost, blocking);
-    return remote.thenApply(v -> {
-      noted(rules, coreKeys, cost, v, local);
-      return v;
-    });
-  }
-
-  /** The refusal cache's verdicts for a check, or null when Redis must decide. */
-  private Verdict[] cached(List<Rule> rules, List<String> coreKeys, long cost, long local) {
-    if (refusals == null) {
-      return null;
-    }
-    List<Verdict> cached = refusals.lookup(rules, coreKeys, cost, local);
-    return cached == null ? null : cached.toArray(Verdict[]::new);
-  }
-
-  /** Redis's verdicts of a check, noted for the admin API and the refusal cache if refused. */
-  private void noted(List<Rule> rules, List<String> coreKeys, long cost, Verdict[] v,
-      long local) {
-    if (anyRefused(v)) {
-      admin.noteRefusals(rules, coreKeys, v);
-      if (refusals != null) {
-        refusals.record(rules, coreKeys, cost, Arrays.asList(v), local);
-      }
-    }
-  }
-
-  /**
-   * The common check on its own path: one token bucket, batched with its lane's others, its
-   * result completed straight from the batch's reply (no stage per step on the way).
-   */
-  private final class BucketCheck extends Batcher.Pending {
-    final CompletableFuture<Verdicts> result = new CompletableFuture<>();
-    private final List<Rule> rules;
-    private final String coreKey;
-    private final long local;
-    private final Verdicts out;
-    private long permit;
-    private long start;
-
-    BucketCheck(List<Rule> rules, String coreKey, RuleCodec.Bucket b, long cost, long local,
-        Verdicts out) {
-      super(keys.rule(coreKey), b, cost);
-      this.rules = rules;
-      this.coreKey = coreKey;
-      this.local = local;
-      this.out = out;
-    }
-
-    void send() {
-      Lanes.Lane lane = connector.lanes().pick(false);
-      try {
-        permit = calls.enter("evaluate", lane);
-      } catch (StoreException e) {
-        result.completeExceptionally(e);
-        return;
-      }
-      start = ticker.read();
-      try {
-        evaluator.submit(lane, this);
-      } catch (RuntimeException e) {
-        replied(0, e);
-      }
-    }
-
-    @Override
-    void replied(long reply, Throwable failure) {
-      StoreException e = calls.exit("evaluate", permit, start, failure);
-      if (e != null) {
-        result.completeExceptionally(e);
-        return;
-      }
-      try {
-        Verdict[] v = {Evaluator.bucketVerdict(bucket, cost, reply)};
-        if (!v[0].allowed()) {
-          noted(rules, List.of(coreKey), cost, v, local);
-        }
-        result.complete(write(v, out));
-      } catch (RuntimeException x) {
-        result.completeExceptionally(x);
-      }
-    }
-  }
-
-  private static boolean anyRefused(Verdict[] verdicts) {
-    for (Verdict v : verdicts) {
-      if (!v.allowed()) {
-        return true;
-      }
-    }
-    return false;
+    Checks.write(await(checks.verdicts(rules, identity, cost, true), "evaluate"), out);
   }
 
   // Leases: a sorted set of lease id -> expiry per key (leases.lua).

@@ -188,21 +188,28 @@ cpu_ticks() { # pids...: utime + stime of every thread of these processes, in cl
   echo "$t"
 }
 
-declare -A URL CPUPIDS CONNS RPS P50 P99 CPU ERRS
+declare -A URL CPUPIDS CONNS RPS P50 P99 CPU ERRS ADMIN STORE_ERRS
 conns() { echo "${CONNS[$1]:-$CONNECTIONS}"; }
 warm() { # name
   log "$1: warm-up $WARMUP"
   taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$1")" -d"$WARMUP" "${URL[$1]}" \
     >"$work/warm-$1.txt" 2>&1
 }
+store_errors() { # name: sluice_store_errors_total from its admin listener (empty: not sluice)
+  [ -n "${ADMIN[$1]:-}" ] || return 0
+  curl -s "${ADMIN[$1]}/metrics" | awk '/^sluice_store_errors_total/ {s += $2} END {printf "%d", s}'
+}
 measure() { # name round
-  local name="$1" out="$work/wrk-$1-$2.txt" c0 c1 n non2xx sock rps p99 cpu
+  local name="$1" out="$work/wrk-$1-$2.txt" c0 c1 n non2xx sock rps p99 cpu e0 e1
+  e0="$(store_errors "$name")"
   # shellcheck disable=SC2086
   c0="$(cpu_ticks ${CPUPIDS[$name]})"
   taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$name")" -d"$DURATION" --latency \
     "${URL[$name]}" >"$out" 2>&1
   # shellcheck disable=SC2086
   c1="$(cpu_ticks ${CPUPIDS[$name]})"
+  e1="$(store_errors "$name")"
+  if [ -n "$e0" ]; then STORE_ERRS[$name]+="$((e1 - e0)) "; fi
   n="$(awk '/requests in/ {print $1}' "$out")"
   non2xx="$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out")"
   sock="$(awk '/Socket errors:/ {gsub(",", ""); print $4 + $6 + $8 + $10}' "$out")"
@@ -250,17 +257,19 @@ CPUPIDS[direct]="$up_pid $(pgrep -P "$up_pid" | tr '\n' ' ')"
 printf '# No rule at all: the gateway only proxies.\nversion: 1\n' >"$work/passthrough.yaml"
 
 start_sluice() { # name policy [jar]
-  local port pid
+  local port pid admin
   port="$(free_port)"
+  admin="$(free_port)"
   # shellcheck disable=SC2086
   taskset -c "$SERVER_CPU" java ${JAVA_OPTS:-} -jar "${3:-$jar}" serve --listen "127.0.0.1:$port" \
-    --upstream "http://127.0.0.1:$up_port" --config "$2" --admin off ${SLUICE_ARGS:-} >"$work/$1.log" 2>&1 &
+    --upstream "http://127.0.0.1:$up_port" --config "$2" --admin "127.0.0.1:$admin" ${SLUICE_ARGS:-} >"$work/$1.log" 2>&1 &
   pid=$!
   pids+=("$pid")
   wait_http "http://127.0.0.1:$port/" || die "sluice ($1) did not start; see $work/$1.log"
   log "$1: sluice on 127.0.0.1:$port (pid $pid); a response's headers:"
   curl -s -D - -o /dev/null "http://127.0.0.1:$port/" | tr -d '\r' | sed 's/^/    /' >&2
   URL[$1]="http://127.0.0.1:$port/"
+  ADMIN[$1]="http://127.0.0.1:$admin"
   CPUPIDS[$1]="$pid"
 }
 start_sluice sluice-limits "$work/never-refuses.yaml"
@@ -424,7 +433,8 @@ done
 for t in "${targets[@]}"; do
   if [ -f "$work/$t.log" ]; then
     n="$(grep -o 'store_errors_total=[0-9]*' "$work/$t.log" | tail -1 | cut -d= -f2 || true)"
-    echo "$t: store errors logged (decided by onStoreError, warm-up and rounds): ${n:-0}"
+    echo "$t: store errors (decided by onStoreError) in each round:" \
+      "$(sed 's/ *$//; s/ /, /g' <<<"${STORE_ERRS[$t]:-}"); logged since start (warm-up too): ${n:-0}"
   fi
 done
 own="$(ratio "${M[sluice-limits]}" "${M[sluice-passthrough]}")"

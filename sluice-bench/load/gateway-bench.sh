@@ -33,6 +33,10 @@
 #                  Redis would serve one request per delay: 2 threads / 5 ms = 400 requests/s.
 #   (i) netty-relay RelayFloor.java: a blind TCP relay on Netty (no HTTP at all), one upstream
 #                  connection per client; the least CPU any Netty proxy can spend per request
+#   (j) sluice-limits-keys  (b) keyed on an X-Client header that wrk (keys.lua) sets to a random
+#                  one of a million clients per request: a new key nearly every time
+#   (k) sluice-redis-keys   (j) on the Redis of (f): (f) with a key per request (all of (f)'s
+#                  requests come from one address, one key, which Redis batches write once)
 #
 # CPU (the machine has 2 cores; everything is pinned with taskset, and every proxy gets exactly
 # the same): the server under test owns core SERVER_CPU, and wrk runs on core CLIENT_CPU.
@@ -49,7 +53,8 @@
 # CPU time the server under test used per request (utime + stime of its processes from /proc,
 # all threads), which depends much less than requests/s on what else runs on the machine.
 # Any non-2xx answer or socket error is counted in the table; a run with refusals is not valid.
-# So is a Redis run whose log counts store errors: its fail-open rule answered them unchecked.
+# So is a Redis round with store errors: its fail-open rule answered them unchecked. Each
+# sluice has an admin listener on a free port, read between rounds (/metrics) to count them.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -111,10 +116,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
+free_port() { # below Linux's ephemeral ports (32768-60999), which outgoing connections hold
   local p
   while :; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((10000 + RANDOM % 22000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"
       return
@@ -188,12 +193,14 @@ cpu_ticks() { # pids...: utime + stime of every thread of these processes, in cl
   echo "$t"
 }
 
-declare -A URL CPUPIDS CONNS RPS P50 P99 CPU ERRS ADMIN STORE_ERRS
+declare -A URL CPUPIDS CONNS RPS P50 P99 CPU ERRS ADMIN STORE_ERRS SCRIPT
 conns() { echo "${CONNS[$1]:-$CONNECTIONS}"; }
+script() { if [ -n "${SCRIPT[$1]:-}" ]; then echo "-s ${SCRIPT[$1]}"; fi; }
 warm() { # name
   log "$1: warm-up $WARMUP"
-  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$1")" -d"$WARMUP" "${URL[$1]}" \
-    >"$work/warm-$1.txt" 2>&1
+  # shellcheck disable=SC2046
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$1")" -d"$WARMUP" $(script "$1") \
+    "${URL[$1]}" >"$work/warm-$1.txt" 2>&1
 }
 store_errors() { # name: sluice_store_errors_total from its admin listener (empty: not sluice)
   [ -n "${ADMIN[$1]:-}" ] || return 0
@@ -204,8 +211,9 @@ measure() { # name round
   e0="$(store_errors "$name")"
   # shellcheck disable=SC2086
   c0="$(cpu_ticks ${CPUPIDS[$name]})"
+  # shellcheck disable=SC2046
   taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$name")" -d"$DURATION" --latency \
-    "${URL[$name]}" >"$out" 2>&1
+    $(script "$name") "${URL[$name]}" >"$out" 2>&1
   # shellcheck disable=SC2086
   c1="$(cpu_ticks ${CPUPIDS[$name]})"
   e1="$(store_errors "$name")"
@@ -255,6 +263,19 @@ CPUPIDS[direct]="$up_pid $(pgrep -P "$up_pid" | tr '\n' ' ')"
   echo "  - {name: all, rules: [huge]}"
 } >"$work/never-refuses.yaml"
 printf '# No rule at all: the gateway only proxies.\nversion: 1\n' >"$work/passthrough.yaml"
+# The same limit keyed on a header that keys.lua sets to a random one of a million clients per
+# request, so that a batch of Redis decisions rarely meets a key twice.
+sed 's/^rules:$/dimensions:\n  client: header:X-Client\nrules:/; s/^  huge:$/  huge:\n    key: client/' \
+  "$work/never-refuses.yaml" >"$work/many-keys.yaml"
+cat >"$work/keys.lua" <<'EOF'
+-- wrk: each request from a random one of a million clients (X-Client), seeded per thread
+init = function(args)
+  math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)"), 16) % 100000)
+end
+request = function()
+  return wrk.format(nil, nil, {["X-Client"] = tostring(math.random(1000000))})
+end
+EOF
 
 start_sluice() { # name policy [jar]
   local port pid admin
@@ -303,6 +324,17 @@ if [ "${REDIS:-1}" = 1 ]; then
   if [ -n "${BASELINE_JAR:-}" ]; then
     start_sluice base-sluice-redis "$work/redis-$redis_port.yaml" "$BASELINE_JAR"
   fi
+  { cat "$work/many-keys.yaml"; printf 'store:\n  uri: redis://127.0.0.1:%s\n' "$redis_port"; } \
+    >"$work/redis-keys.yaml"
+  start_sluice sluice-limits-keys "$work/many-keys.yaml"
+  start_sluice sluice-redis-keys "$work/redis-keys.yaml"
+  if [ -n "${BASELINE_JAR:-}" ]; then
+    start_sluice base-sluice-limits-keys "$work/many-keys.yaml" "$BASELINE_JAR"
+    start_sluice base-sluice-redis-keys "$work/redis-keys.yaml" "$BASELINE_JAR"
+  fi
+  for t in sluice-limits-keys sluice-redis-keys base-sluice-limits-keys base-sluice-redis-keys; do
+    SCRIPT[$t]="$work/keys.lua"
+  done
   start_sluice sluice-limits-256 "$work/never-refuses.yaml"
   start_sluice sluice-redis-delayed-256 "$work/redis-$delay_port.yaml"
   CONNS[sluice-limits-256]=256
@@ -365,7 +397,8 @@ CPUPIDS[netty-relay]="$nr_pid"
 # ---- runs -------------------------------------------------------------------------------------
 targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay)
 if [ "${REDIS:-1}" = 1 ]; then
-  targets+=(sluice-redis sluice-limits-256 sluice-redis-delayed-256)
+  targets+=(sluice-redis sluice-limits-256 sluice-redis-delayed-256 sluice-limits-keys
+    sluice-redis-keys)
 fi
 if [ -n "${TARGETS:-}" ]; then
   read -r -a wanted <<<"$TARGETS"
@@ -402,7 +435,8 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A M
 # Every known target, measured or not (TARGETS), so that a ratio to one left out reads n/a.
 for t in direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay sluice-redis \
-  sluice-limits-256 sluice-redis-delayed-256 "${targets[@]}"; do
+  sluice-limits-256 sluice-redis-delayed-256 sluice-limits-keys sluice-redis-keys \
+  "${targets[@]}"; do
   RPS[$t]="${RPS[$t]:-}" P50[$t]="${P50[$t]:-}" P99[$t]="${P99[$t]:-}" CPU[$t]="${CPU[$t]:-}"
   ERRS[$t]="${ERRS[$t]:-0}"
   M[$t]="$(median "${RPS[$t]}")"
@@ -464,6 +498,15 @@ if [ "${REDIS:-1}" = 1 ]; then
     bcpu="$(ratio "$(median "${CPU[base-sluice-limits]:-${CPU[sluice-limits]}}")" \
       "$(median "${CPU[base-sluice-redis]}")")"
     echo "goal 4 for BASELINE_JAR ($BASELINE_JAR): requests/s $bred; by CPU per request $bcpu"
+  fi
+  keys="$(ratio "${M[sluice-redis-keys]}" "${M[sluice-limits-keys]}")"
+  cpu_keys="$(ratio "$(median "${CPU[sluice-limits-keys]}")" "$(median "${CPU[sluice-redis-keys]}")")"
+  echo "goal 4 with a million clients (a key per request): requests/s $keys" \
+    "($(verdict "$keys" 0.80)); by CPU per request $cpu_keys ($(verdict "$cpu_keys" 0.80))"
+  if [ -n "${M[base-sluice-redis-keys]:-}" ]; then
+    echo "  for BASELINE_JAR: requests/s $(ratio "${M[base-sluice-redis-keys]}" \
+      "${M[base-sluice-limits-keys]}"); by CPU per request $(ratio \
+      "$(median "${CPU[base-sluice-limits-keys]}")" "$(median "${CPU[base-sluice-redis-keys]}")")"
   fi
   slow="$(ratio "${M[sluice-redis-delayed-256]}" "${M[sluice-limits-256]}")"
   echo "goal 5, sluice on redis ${REDIS_DELAY_MS:-5} ms away >= 0.50 x sluice in memory at 256" \

@@ -31,11 +31,10 @@ final class Evaluator {
   private final LongSupplier pinned;
   private final RuleCodec codec = new RuleCodec();
   /**
-   * One per lane: a batch goes out on one connection (see {@link Batcher}). The loops' lanes
-   * share the {@value Batcher#CALLS} calls in flight (at least one each): with two calls each,
-   * two loops sent about twice the calls per decision of the shared lane, so half-size batches
-   * and more work for Redis, which then missed deadlines on a busy core (docs/bench/gateway.md,
-   * issue 9, run C).
+   * One per lane: a batch goes out on one connection (see {@link Batcher}). The shared lane
+   * keeps {@value Batcher#CALLS} calls in flight, a loop's lane one: with two, a decision that
+   * came while a batch was out went alone, so most calls carried one decision, each a call's
+   * whole cost in Redis and in the client (docs/bench/gateway.md, issue 9, runs C and G).
    */
   private final Batcher[] batchers;
   private final String warmId = Long.toHexString(ThreadLocalRandom.current().nextLong());
@@ -48,9 +47,8 @@ final class Evaluator {
       this.batchers = null;
     } else {
       this.batchers = new Batcher[lanes];
-      int perLoop = lanes > 1 ? Math.max(1, Batcher.CALLS / (lanes - 1)) : Batcher.CALLS;
       for (int i = 0; i < lanes; i++) {
-        batchers[i] = new Batcher(calls, this::clock, i == 0 ? Batcher.CALLS : perLoop);
+        batchers[i] = new Batcher(calls, this::clock, i == 0 ? Batcher.CALLS : 1);
       }
     }
   }

@@ -3,7 +3,7 @@
 #
 #   sudo sluice-bench/load/gateway-bench.sh            # from the repository root, as root
 #
-# Environment (all optional): ROUNDS=3 DURATION=10s WARMUP=8s THREADS=2 CONNECTIONS=64
+# Environment (all optional): ROUNDS=3 DURATION=10s WARMUP=20s THREADS=2 CONNECTIONS=64
 #   SERVER_CPU=0 CLIENT_CPU=1   the cores the server under test and the load generator get
 #   JAVA_OPTS                   passed to the sluice JVM (default: none; the JVM picks)
 #   SLUICE_ARGS                 more flags for every `sluice serve`, e.g. "--io-threads 2"
@@ -16,7 +16,9 @@
 #   BASELINE_JAR                another build measured in the same rounds, interleaved: each of
 #                               sluice-limits and sluice-redis among the targets gets a twin
 #                               base-sluice-limits / base-sluice-redis run from this jar
-# Results in docs/bench/gateway.md. Takes about 7 minutes: 8 targets x (warm-up + ROUNDS runs).
+# Results in docs/bench/gateway.md. Takes about 10 minutes: 11 targets x (warm-up + ROUNDS runs).
+# The warm-up is long for the JVM's sake: after 8 s its JIT still compiled on the server's only
+# core, and each JVM target's first round was its slowest (nginx has no such round).
 #
 # What runs, each in turn, every one bound to 127.0.0.1 on a free port:
 #   (a) upstream   nginx, one worker, `return 200 '{"ok":true}'`, keep-alive; hit directly
@@ -60,7 +62,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ROUNDS="${ROUNDS:-3}"
 DURATION="${DURATION:-10s}"
-WARMUP="${WARMUP:-8s}"
+WARMUP="${WARMUP:-20s}"
 THREADS="${THREADS:-2}"
 CONNECTIONS="${CONNECTIONS:-64}"
 SERVER_CPU="${SERVER_CPU:-0}"

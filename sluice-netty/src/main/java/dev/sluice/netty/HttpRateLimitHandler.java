@@ -73,6 +73,13 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
    */
   public static final AttributeKey<Decision> PRESET = AttributeKey.valueOf("sluice.preset");
 
+  /**
+   * Like {@link #PRESET}, a decision that failed: the next request is reported and decided as
+   * if its own decision had thrown this (each rule's onStoreError), without asking the limiter.
+   */
+  public static final AttributeKey<Throwable> PRESET_FAILURE =
+      AttributeKey.valueOf("sluice.presetFailure");
+
   /** The shortest wait, so that a refusal due "now" cannot spin the event loop. */
   private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -130,6 +137,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
     Decision preset = ctx.channel().hasAttr(PRESET) ? ctx.channel().attr(PRESET).getAndSet(null)
         : null;
+    Throwable presetFailure = ctx.channel().hasAttr(PRESET_FAILURE)
+        ? ctx.channel().attr(PRESET_FAILURE).getAndSet(null) : null;
     HttpRateLimitSettings s = exchange.http() != null ? exchange.http() : settings.get();
     if (!s.limitPreflights() && RateLimitAnswers.isPreflight(request)) {
       ctx.channel().attr(DECISION).set(null);
@@ -148,6 +157,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
           listener.allowlisted(kind);
         }
         decided(ctx, request, s, kind, check, null);
+      } else if (presetFailure != null) {
+        failed(ctx, request, s, kind, check, presetFailure);
       } else if (preset != null) {
         decided(ctx, request, s, kind, check, preset);
       } else if (limiter.store().isLocal()) {

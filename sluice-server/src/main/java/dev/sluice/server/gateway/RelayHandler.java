@@ -261,10 +261,19 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     }
   }
 
-  /** A decision that threw: reported, and the rules' onStoreError decides, as in the handler. */
+  /**
+   * A decision that threw: reported, and the rules' onStoreError decides, as in the handler; a
+   * refusal is the handler's to report and answer (reported once, as there).
+   */
   private void failed(Throwable e) {
+    Decision d = Decision.failed(check.rules());
+    if (!d.allowed()) {
+      client.attr(HttpRateLimitHandler.PRESET_FAILURE).set(e);
+      fallBack(null);
+      return;
+    }
     listener.decisionFailed(RateLimitListener.HTTP, check.rules(), e);
-    decided(Decision.failed(check.rules()), false);
+    decided(d, false);
   }
 
   private void decided(Decision d, boolean report) {

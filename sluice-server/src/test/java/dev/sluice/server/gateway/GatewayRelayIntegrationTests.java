@@ -2,14 +2,23 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.Limit;
+import dev.sluice.core.OnStoreError;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.policy.Policy;
+import dev.sluice.core.policy.Route;
 import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.PolicyConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Proxy;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -103,6 +112,53 @@ class GatewayRelayIntegrationTests {
     assertThat(h.events.decisions.stream().filter(d -> d.equals("http:allowed"))).hasSize(15);
     assertThat(h.gateway.relayedRequests()).isEqualTo(15);
     assertThat(upstream.heads).hasSize(16);
+  }
+
+  /**
+   * A decision that throws (a limiter's bug, not a store error: those are degraded decisions) on
+   * a rule that fails closed: 503 from the limiter handler, reported once as a failure and not
+   * also as a refusal; on a rule that fails open the relay forwards it, reported once too.
+   */
+  @Test
+  void decisionThatThrows_isReportedOnce_failClosedAndFailOpen() throws Exception {
+    upstream = new ScriptedUpstream();
+    Policy policy = Policy.builder()
+        .rule(Rule.builder("pay").onStoreError(OnStoreError.DENY)
+            .limit(Limit.tokenBucket("pay", 10, 10, Duration.ofMinutes(1))).build())
+        .rule(Rule.builder("open").limit(Limit.tokenBucket("open", 10, 10, Duration.ofMinutes(1)))
+            .build())
+        .route(Route.builder("pay").path("/pay/**").rule("pay").build())
+        .route(Route.builder("open").path("/open/**").rule("open").build())
+        .build();
+    h = new Fixtures.Harness(Fixtures.config(policy), upstream.uri(), throwingLimiter());
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("GET /pay/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+      assertThat(RawHttp.status(c.readResponse())).isEqualTo(503);
+    }
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("GET /open/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+      assertThat(c.readResponse()).endsWith("ok");
+    }
+    assertThat(h.events.failures).containsExactly(
+        "http [pay] IllegalStateException", "http [open] IllegalStateException");
+    assertThat(h.events.decisions).isEmpty();
+    assertThat(h.events.generated).containsExactly(503);
+    assertThat(h.gateway.relayedRequests()).as("the fail-open one").isEqualTo(1);
+    assertThat(upstream.heads).hasSize(1);
+  }
+
+  /** A limiter on a remote store whose asynchronous checks fail with an exception. */
+  private static RateLimiter throwingLimiter() {
+    RateLimiter real = RateLimiter.of(Store.memory(new Fixtures.FakeTicker(), 100));
+    Store remote = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(),
+        new Class<?>[] {Store.class}, (p, m, args) -> m.getName().equals("isLocal") ? false
+            : m.invoke(real.store(), args));
+    return (RateLimiter) Proxy.newProxyInstance(RateLimiter.class.getClassLoader(),
+        new Class<?>[] {RateLimiter.class}, (p, m, args) -> switch (m.getName()) {
+          case "checkAsync" -> CompletableFuture.failedFuture(new IllegalStateException("bug"));
+          case "store" -> remote;
+          default -> m.invoke(real, args);
+        });
   }
 
   @Test

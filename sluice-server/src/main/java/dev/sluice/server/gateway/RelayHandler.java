@@ -73,7 +73,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   private boolean closed;
   /** What the client sent that is not handled yet. */
   private ByteBuf in;
-  private int scanned;
+  private final HeadEnd headEnd = new HeadEnd();
   private int headLength;
   private RelayUpstream up;
   private Snapshot snap;
@@ -132,7 +132,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     } else {
       if (in.writableBytes() < buf.readableBytes()) {
         ByteBuf bigger = ctx.alloc().buffer(in.readableBytes() + buf.readableBytes());
-        scanned -= in.readerIndex();
+        headEnd.moved(in.readerIndex());
         bigger.writeBytes(in);
         in.release();
         in = bigger;
@@ -148,12 +148,12 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   }
 
   private void readHead() {
-    int end = headEnd();
-    if (end == -2) {
+    int end = headEnd.find(in);
+    if (end == HeadEnd.BARE_LF) {
       fallBack(null);
       return;
     }
-    if (end < 0) {
+    if (end == HeadEnd.MISSING) {
       Snapshot s = snapshots.get();
       if (in.readableBytes() > s.gateway.maxInitialLineBytes() + s.gateway.maxHeaderBytes()) {
         fallBack(null);
@@ -170,29 +170,6 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     headLength = length;
     headTimer.disarm();
     decide();
-  }
-
-  /**
-   * The index after the head's empty line, -1 while it has not arrived, -2 for a line ended by a
-   * bare LF (not forwarded as bytes: the decoder reads it its own way).
-   */
-  private int headEnd() {
-    int from = Math.max(in.readerIndex(), scanned);
-    int to = in.writerIndex();
-    scanned = Math.max(in.readerIndex(), to - 3);
-    while (true) {
-      int lf = in.indexOf(from, to, (byte) '\n');
-      if (lf < 0) {
-        return -1;
-      }
-      if (lf == in.readerIndex() || in.getByte(lf - 1) != '\r') {
-        return -2;
-      }
-      if (lf - 3 >= in.readerIndex() && in.getByte(lf - 2) == '\n') {
-        return lf + 1;
-      }
-      from = lf + 1;
-    }
   }
 
   /** Heads at or near the caps are left to the decoder, which answers 414 and 431. */
@@ -297,7 +274,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     if (!in.isReadable()) {
       in.release();
       in = null;
-      scanned = 0;
+      headEnd.reset();
     }
     state = State.EXCHANGE;
     up.send(out, head.isHead(), snap);
@@ -424,39 +401,5 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     ctx.close();
-  }
-
-  /**
-   * Writes limit headers as field lines into the connection's {@link HeadWriter}. Their names
-   * are the same few constants on every response: each is encoded once and kept, looked up by
-   * identity.
-   */
-  private static final class FieldWriter implements dev.sluice.core.http.Headers {
-    private final HeadWriter out;
-    private final String[] names = new String[8];
-    private final byte[][] encoded = new byte[8][];
-
-    FieldWriter(HeadWriter out) {
-      this.out = out;
-    }
-
-    @Override
-    public void set(String name, String value) {
-      out.put(encoded(name)).put(value).crlf();
-    }
-
-    private byte[] encoded(String name) {
-      for (int i = 0; i < names.length; i++) {
-        if (names[i] == name) {
-          return encoded[i];
-        }
-        if (names[i] == null) {
-          names[i] = name;
-          encoded[i] = HeadWriter.ascii(name + ": ");
-          return encoded[i];
-        }
-      }
-      return HeadWriter.ascii(name + ": ");
-    }
   }
 }

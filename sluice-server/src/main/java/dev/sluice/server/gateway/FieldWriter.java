@@ -1,0 +1,38 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.core.http.Headers;
+
+/**
+ * Writes limit headers as field lines into the connection's {@link HeadWriter}. Their names
+ * are the same few constants on every response: each is encoded once and kept, looked up by
+ * identity.
+ */
+final class FieldWriter implements Headers {
+
+  private final HeadWriter out;
+  private final String[] names = new String[8];
+  private final byte[][] encoded = new byte[8][];
+
+  FieldWriter(HeadWriter out) {
+    this.out = out;
+  }
+
+  @Override
+  public void set(String name, String value) {
+    out.put(encoded(name)).put(value).crlf();
+  }
+
+  private byte[] encoded(String name) {
+    for (int i = 0; i < names.length; i++) {
+      if (names[i] == name) {
+        return encoded[i];
+      }
+      if (names[i] == null) {
+        names[i] = name;
+        encoded[i] = HeadWriter.ascii(name + ": ");
+        return encoded[i];
+      }
+    }
+    return HeadWriter.ascii(name + ": ");
+  }
+}

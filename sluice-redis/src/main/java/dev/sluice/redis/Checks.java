@@ -123,7 +123,6 @@ final class Checks {
     private final long local;
     private final Verdicts out;
     private long permit;
-    private long start;
 
     BucketCheck(List<Rule> rules, String coreKey, RuleCodec.Bucket b, long cost, long local,
         Verdicts out) {
@@ -142,7 +141,6 @@ final class Checks {
         result.completeExceptionally(e);
         return;
       }
-      start = ticker.read();
       try {
         evaluator.submit(lane, this);
       } catch (RuntimeException e) {
@@ -152,7 +150,8 @@ final class Checks {
 
     @Override
     void replied(long reply, Throwable failure) {
-      StoreException e = calls.exit("evaluate", permit, start, failure);
+      // The call's start for the circuit: the time read for the refusal cache just before.
+      StoreException e = calls.exit("evaluate", permit, local, failure);
       if (e != null) {
         result.completeExceptionally(e);
         return;

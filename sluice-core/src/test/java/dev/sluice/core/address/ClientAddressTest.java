@@ -64,10 +64,10 @@ class ClientAddressTest {
   /** Regression (issue 7): RFC 7239 requires an IPv6 node bracketed and quoted. */
   @Test
   void forwarded_unbracketedIpv6_isNotANode() {
-    assertThat(ClientAddressResolver.forwardedFor("for=2001:db8:cafe::17", 0, 21)).isNull();
-    byte[] bracketed = ClientAddressResolver.forwardedFor("for=\"[2001:db8:cafe::17]\"", 0, 25);
+    assertThat(ForwardedChain.forwardedFor("for=2001:db8:cafe::17", 0, 21)).isNull();
+    byte[] bracketed = ForwardedChain.forwardedFor("for=\"[2001:db8:cafe::17]\"", 0, 25);
     assertThat(bracketed).hasSize(16);
-    assertThat(ClientAddressResolver.forwardedFor("for=192.0.2.60:4711", 0, 19)).hasSize(4);
+    assertThat(ForwardedChain.forwardedFor("for=192.0.2.60:4711", 0, 19)).hasSize(4);
   }
 
   @Test

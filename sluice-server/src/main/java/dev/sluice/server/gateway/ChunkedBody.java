@@ -64,22 +64,16 @@ final class ChunkedBody {
           } else if (c == ';' || c == ' ' || c == '\t') {
             chunkState = EXTENSION;
           } else if (c == '\n') {
-            if (sizeDigits == 0) {
+            if (!sizeLineEnded()) {
               return -1;
             }
-            chunkState = remaining == 0 ? TRAILER : DATA;
-            trailerLine = 0;
           } else if (c != '\r') {
             return -1;
           }
         }
         case EXTENSION -> {
-          if (c == '\n') {
-            if (sizeDigits == 0) {
-              return -1;
-            }
-            chunkState = remaining == 0 ? TRAILER : DATA;
-            trailerLine = 0;
+          if (c == '\n' && !sizeLineEnded()) {
+            return -1;
           }
         }
         case DATA_END -> {
@@ -110,4 +104,16 @@ final class ChunkedBody {
     return i - from;
   }
 
+  /**
+   * A chunk-size line ended: its data follows, or the trailer after the last (zero) chunk; false
+   * when the line had no digits.
+   */
+  private boolean sizeLineEnded() {
+    if (sizeDigits == 0) {
+      return false;
+    }
+    chunkState = remaining == 0 ? TRAILER : DATA;
+    trailerLine = 0;
+    return true;
+  }
 }

@@ -1,7 +1,5 @@
 package dev.sluice.core;
 
-import dev.sluice.core.MemoryStore.Entry;
-import dev.sluice.core.MemoryStore.Scratch;
 import dev.sluice.core.MemoryTable.Segment;
 import java.util.List;
 
@@ -12,6 +10,72 @@ import java.util.List;
 final class MemoryChecks {
 
   private MemoryChecks() {}
+
+  /** Where one check's keys are found; one per verdict buffer, reused. */
+  static final class Scratch {
+    final KeyHash hash = KeyHash.create();
+    Entry[] entries = {new Entry()};
+    int[] order = new int[1];
+
+    Entry[] entries(int n) {
+      if (entries.length < n) {
+        Entry[] grown = new Entry[n];
+        for (int i = 0; i < n; i++) {
+          grown[i] = i < entries.length ? entries[i] : new Entry();
+        }
+        entries = grown;
+        order = new int[n];
+      }
+      return entries;
+    }
+  }
+
+  /** One key's slot, and during a check its state: {@code state[off..]}. */
+  static final class Entry {
+    MemoryTable table;
+    MemoryTable.Arrays arrays;
+    long[] slots;
+    int base;
+    long ka;
+    long kb;
+    final long[] cell = new long[1];
+    long[] state;
+    int off;
+    /** The entry this one shares a slot with (a rule listed twice), or -1. */
+    int alias;
+    boolean locked;
+
+    void at(MemoryTable.Arrays arrays, int base) {
+      this.arrays = arrays;
+      this.slots = arrays.slots;
+      this.base = base;
+    }
+
+    /** Points {@link #state} at the slot's state; for a guarded slot, call it holding the guard. */
+    void bindState() {
+      if (table.cas) {
+        state = cell;
+        off = 0;
+      } else if (table.inline) {
+        state = slots;
+        off = base + 3;
+      } else {
+        state = (long[]) arrays.states[base / table.stride];
+        off = 0;
+      }
+    }
+  }
+
+  /** The check's scratch kept in {@code out}, made on first use. */
+  static Scratch scratch(Verdicts out) {
+    Object s = out.scratch;
+    if (s instanceof Scratch sc) {
+      return sc;
+    }
+    Scratch sc = new Scratch();
+    out.scratch = sc;
+    return sc;
+  }
 
   /** Tests every limit of {@code rule}; writes verdict {@code i}; returns whether it allows. */
   static boolean test(Rule rule, long[] s, int off, long now, long cost, Algorithm.Probe probe,

@@ -1,5 +1,7 @@
 package dev.sluice.core;
 
+import dev.sluice.core.MemoryChecks.Entry;
+import dev.sluice.core.MemoryChecks.Scratch;
 import dev.sluice.core.MemoryTable.Segment;
 import dev.sluice.core.internal.Checks;
 import java.util.List;
@@ -104,76 +106,11 @@ final class MemoryStore implements Store {
     refusals(rule).record(ka, identity, now());
   }
 
-  /** Where one check's keys are found; one per verdict buffer, reused. */
-  static final class Scratch {
-    final KeyHash hash = KeyHash.create();
-    Entry[] entries = {new Entry()};
-    int[] order = new int[1];
-
-    Entry[] entries(int n) {
-      if (entries.length < n) {
-        Entry[] grown = new Entry[n];
-        for (int i = 0; i < n; i++) {
-          grown[i] = i < entries.length ? entries[i] : new Entry();
-        }
-        entries = grown;
-        order = new int[n];
-      }
-      return entries;
-    }
-  }
-
-  /** One key's slot, and during a check its state: {@code state[off..]}. */
-  static final class Entry {
-    MemoryTable table;
-    MemoryTable.Arrays arrays;
-    long[] slots;
-    int base;
-    long ka;
-    long kb;
-    final long[] cell = new long[1];
-    long[] state;
-    int off;
-    /** The entry this one shares a slot with (a rule listed twice), or -1. */
-    int alias;
-    boolean locked;
-
-    void at(MemoryTable.Arrays arrays, int base) {
-      this.arrays = arrays;
-      this.slots = arrays.slots;
-      this.base = base;
-    }
-
-    /** Points {@link #state} at the slot's state; for a guarded slot, call it holding the guard. */
-    void bindState() {
-      if (table.cas) {
-        state = cell;
-        off = 0;
-      } else if (table.inline) {
-        state = slots;
-        off = base + 3;
-      } else {
-        state = (long[]) arrays.states[base / table.stride];
-        off = 0;
-      }
-    }
-  }
-
-  private static Scratch scratch(Verdicts out) {
-    Object s = out.scratch;
-    if (s instanceof Scratch sc) {
-      return sc;
-    }
-    Scratch sc = new Scratch();
-    out.scratch = sc;
-    return sc;
-  }
-
   @Override
   public void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out) {
     int n = rules.size();
     out.reset(n);
-    Scratch sc = scratch(out);
+    Scratch sc = MemoryChecks.scratch(out);
     Entry[] entries = sc.entries(n);
     for (int i = 0; i < n; i++) {
       Rule rule = rules.get(i);
@@ -201,7 +138,7 @@ final class MemoryStore implements Store {
    * written straight into {@code into}, no verdict buffer and no fold.
    */
   void checkTokenBucket(Rule rule, Identity identity, long cost, MutableDecision into) {
-    Scratch sc = scratch(into.verdicts);
+    Scratch sc = MemoryChecks.scratch(into.verdicts);
     Entry e = sc.entries[0];
     e.table = table(rule);
     KeyHash hash = sc.hash;

@@ -97,7 +97,8 @@ local function buckets(KEYS, ARGV)
   -- Keys that may repeat: a key's state after each decision stays here (pres, tats; tat false
   -- when deleted), the next decision on it starts from there, and each key is written once at
   -- the end, with its last state and TTL (ttls, in the order first written).
-  local pres, tats, ttls, order = {}, {}, {}, {}
+  local pres, tats, ttls, order
+  if repeats then pres, tats, ttls, order = {}, {}, {}, {} end
   for i = 1, n do
     local key = KEYS[i]
     local raw = raws[i]
@@ -133,9 +134,11 @@ local function buckets(KEYS, ARGV)
     end
     out[i] = r
   end
-  for j = 1, #order do
-    local key = order[j]
-    store(key, pres[key], tats[key], ttls[key])
+  if repeats then
+    for j = 1, #order do
+      local key = order[j]
+      store(key, pres[key], tats[key], ttls[key])
+    end
   end
   return out
 end

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * bucket.lua's {@code buckets} against its own {@code bucket} run one decision at a time, on a
  * real redis-server with a pinned clock: random calls of 2-24 decisions on 1-4 keys (so keys
- * repeat), two rule shapes, costs 0-3, and keys that start absent, with this rule's state, with
+ * repeat) or, every fourth call, on distinct keys (mostly without the repeat flag), two rule shapes, costs 0-3, and keys that start absent, with this rule's state, with
  * a ban carried over from an older version of the rule, or with another rule's state. Every
  * reply, every final value and every TTL must be the same, and a call writes each key once.
  */
@@ -45,13 +45,14 @@ class BucketsScriptIntegrationTests {
     Random rnd = new Random(20261201L);
     for (int trial = 0; trial < 300; trial++) {
       long now = NOW + trial * 700_000L;
-      int keys = 1 + rnd.nextInt(4);
       int n = 2 + rnd.nextInt(23);
+      // every fourth call on distinct keys, the shape the client sends without the repeat flag
+      int keys = trial % 4 == 0 ? n : 1 + rnd.nextInt(4);
       int[] key = new int[n];
       int[] shape = new int[n];
       long[] cost = new long[n];
       for (int i = 0; i < n; i++) {
-        key[i] = rnd.nextInt(keys);
+        key[i] = trial % 4 == 0 ? i : rnd.nextInt(keys);
         // a key belongs to one rule, so one shape
         shape[i] = key[i] % 2 == 0 || trial % 3 == 0 ? 0 : 1;
         cost[i] = rnd.nextInt(10) == 0 ? 0 : 1 + rnd.nextInt(3);
@@ -88,7 +89,7 @@ class BucketsScriptIntegrationTests {
       for (String[] s : SHAPES) {
         args.addAll(Arrays.asList(s));
       }
-      args.add("1");
+      args.add(distinct.size() < n || trial % 8 == 0 ? "1" : "0");   // "0": keys do not repeat
       for (int i = 0; i < n; i++) {
         args.add(Integer.toString(shape[i] + 1));
         args.add(Long.toString(cost[i]));

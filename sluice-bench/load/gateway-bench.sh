@@ -18,7 +18,10 @@
 #                               base-sluice-limits / base-sluice-redis run from this jar
 # Results in docs/bench/gateway.md. Takes about 10 minutes: 11 targets x (warm-up + ROUNDS runs).
 # The warm-up is long for the JVM's sake: after 8 s its JIT still compiled on the server's only
-# core, and each JVM target's first round was its slowest (nginx has no such round).
+# core, and each JVM target's first round was its slowest (nginx has no such round). It ends
+# with a second, 3 s run on new connections: when the first run's connections closed and new
+# ones opened, the JIT deoptimized and recompiled the hot paths (0.76 s of C2 CPU in the next
+# 5 s; 0.08-0.18 s after the next reconnects), which fell in the first measured round.
 #
 # What runs, each in turn, every one bound to 127.0.0.1 on a free port:
 #   (a) upstream   nginx, one worker, `return 200 '{"ok":true}'`, keep-alive; hit directly
@@ -203,6 +206,12 @@ warm() { # name
   # shellcheck disable=SC2046
   taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$1")" -d"$WARMUP" $(script "$1") \
     "${URL[$1]}" >"$work/warm-$1.txt" 2>&1
+  # And 3 s more on new connections: the JIT recompiles the paths that the first run's end and
+  # the new connections take, here instead of in the first measured round.
+  sleep 1
+  # shellcheck disable=SC2046
+  taskset -c "$CLIENT_CPU" wrk -t"$THREADS" -c"$(conns "$1")" -d3s $(script "$1") \
+    "${URL[$1]}" >>"$work/warm-$1.txt" 2>&1
 }
 store_errors() { # name: sluice_store_errors_total from its admin listener (empty: not sluice)
   [ -n "${ADMIN[$1]:-}" ] || return 0

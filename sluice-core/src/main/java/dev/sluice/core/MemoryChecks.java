@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The decisions of the in-memory store on state held in place ({@code s[off..]}): a rule's test,
- * commit and ban, the atomic check over several keys, and the sweep of one segment.
+ * commit and ban, the atomic check over several keys, and the sweep of one segment; and a
+ * check's working state (its {@link Entry entries}, kept in a {@link Scratch} per verdict buffer).
  */
 final class MemoryChecks {
 

@@ -48,7 +48,7 @@ final class Checks {
     }
     String coreKey = rules.get(0).keyFor(identity);
     long local = ticker.read();
-    Verdict[] cached = refusals == null ? null : cached(rules, List.of(coreKey), cost, local);
+    Verdict[] cached = cached(rules, List.of(coreKey), cost, local);
     if (cached != null) {
       return CompletableFuture.completedFuture(write(cached, out));
     }

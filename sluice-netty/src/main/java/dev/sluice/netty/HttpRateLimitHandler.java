@@ -359,7 +359,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     listener.decision(kind, check.rules(), decision);
     if (decision.banApplied()) {
       Rule rule = RateLimitAnswers.ruleNamed(check.rules(), decision.rule());
-      listener.banApplied(kind, decision, rule == null ? null : rule.keyFor(check.identity()));
+      listener.banApplied(kind, decision, rule == null ? null : rule.keyText(check.identity()));
     }
   }
 

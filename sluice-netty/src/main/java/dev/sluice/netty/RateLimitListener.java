@@ -40,7 +40,8 @@ public interface RateLimitListener {
 
   /**
    * A refusal started a ban (seed 003: log it once, with the key). Called after
-   * {@link #decision} for the same decision; {@code key} is the banned store key.
+   * {@link #decision} for the same decision; {@code key} is the banned key's text
+   * ({@code Rule#keyText}, without the rule name: what the admin API takes).
    */
   default void banApplied(String kind, Decision decision, String key) {}
 

@@ -299,7 +299,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       Rule rule, Identity who, Decision d) {
     listener.decision(RateLimitListener.WS_ACTION, d);
     if (d.banApplied()) {
-      listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyFor(who));
+      listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyText(who));
     }
     if (d.allowed()) {
       ctx.fireChannelRead(frame);

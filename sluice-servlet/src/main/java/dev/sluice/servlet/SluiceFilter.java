@@ -157,7 +157,7 @@ public final class SluiceFilter implements Filter {
     listener.decision(HTTP, check.rules(), d, System.nanoTime() - start);
     if (d.banApplied()) {
       Rule rule = ruleNamed(check.rules(), d.rule());
-      listener.banApplied(HTTP, d, rule == null ? null : rule.keyFor(check.identity()));
+      listener.banApplied(HTTP, d, rule == null ? null : rule.keyText(check.identity()));
     }
   }
 

@@ -33,7 +33,7 @@ public final class AdminServer implements AutoCloseable {
       List.of("/healthz", "/livez", "/readyz", "/metrics", "/v1/policy");
   /** The incident endpoints, served when the listener has {@link Incidents}. */
   public static final List<String> INCIDENT_ENDPOINTS = List.of("GET /v1/bans",
-      "GET /v1/refused?rule=R", "GET /v1/keys/{rule}/{key}", "DELETE /v1/bans/{rule}/{key}",
+      "GET /v1/refused?rule=R", "GET /v1/keys/{rule}/{key}", "DELETE /v1/bans/{rule}/{key}[?keepState]",
       "POST /v1/keys/{rule}/{key}/reset");
 
   private final HttpServer server;

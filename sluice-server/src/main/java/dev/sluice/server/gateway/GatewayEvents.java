@@ -35,7 +35,10 @@ public interface GatewayEvents {
    */
   default void upstreamFailed(int status, String upstream, String cause) {}
 
-  /** A refusal started a ban on store key {@code key}; follows {@link #decision}. */
+  /**
+   * A refusal started a ban on {@code key}, the key text ({@code Rule#keyText}, without the rule
+   * name: what the admin API takes); follows {@link #decision}.
+   */
   default void banApplied(String kind, Decision decision, String key) {}
 
   /** A WebSocket connection to the client was opened (after the upgrade). */

@@ -251,7 +251,11 @@ public final class Console implements AutoCloseable {
     }
     m.put("trackedKeys", keys);
     m.put("store", storeJson());
-    m.put("streams", Map.of("open", streams.count(), "max", EventStreams.MAX));
+    Map<String, Object> pages = new LinkedHashMap<>();
+    pages.put("open", streams.count());
+    pages.put("max", EventStreams.MAX);
+    pages.put("refused", streams.refused());
+    m.put("streams", pages);
     Map<String, Object> byRule = new LinkedHashMap<>();
     refused.forEach((rule, list) -> {
       List<Object> keysJson = new ArrayList<>();
@@ -319,6 +323,10 @@ public final class Console implements AutoCloseable {
     boolean get = method.equals("GET") || method.equals("HEAD");
     if (rawPath.equals("/") && get && accepts(exchange, "text/html")) {
       AdminServer.send(exchange, 200, "text/html; charset=utf-8", files.get("index.html"));
+      return Served.ANSWERED;
+    }
+    if (rawPath.equals("/favicon.ico") && get) {
+      AdminServer.send(exchange, 200, "image/svg+xml", files.get("icon.svg"));
       return Served.ANSWERED;
     }
     if (rawPath.startsWith("/console/")) {

@@ -299,14 +299,8 @@
       });
     });
     if (any) {
-      // Every evaluated rule counts a request; the busiest rule's allowed + refused is the
-      // closest to requests per second without double counting.
-      var busiest = 0;
-      Object.keys(live.rates).forEach(function (rule) {
-        var r = live.rates[rule];
-        busiest = Math.max(busiest, r[0] + r[1] + r[2] + r[3]);
-      });
-      $('now-decisions').textContent = count(busiest);
+      // Every rule a request evaluates decides it once: a request under two rules counts twice.
+      $('now-decisions').textContent = count(sums[0] + sums[1] + sums[2] + sums[3]);
       $('now-refused').textContent = count(sums[1]);
       $('now-shadow').textContent = count(sums[2]);
       $('now-degraded').textContent = count(sums[3]);
@@ -351,7 +345,8 @@
     row('circuit openings', count(s.circuitOpenings));
     row('store errors (degraded decisions)', count(s.storeErrors));
     if (streams) {
-      row('console pages open', streams.open + ' of at most ' + streams.max);
+      row('console pages open', streams.open + ' of at most ' + streams.max
+        + (streams.refused ? ' (' + count(streams.refused) + ' refused since start)' : ''));
     }
     var badge = $('store-badge');
     badge.textContent = 'store ' + s.store + ': ' + (!s.ready ? 'not ready'
@@ -637,9 +632,27 @@
     return s;
   }
 
+  /**
+   * The series, with a zero at the start of the window: the x axis then spans all of it (a rule
+   * the server has no counts for had none), not only the seconds since the page opened.
+   */
+  function padded(series, span) {
+    var start = Date.now() - span;
+    start -= start % 1000;
+    if (series.length) {
+      series[0] = {name: series[0].name, points: [[start, 0]].concat(series[0].points.filter(
+        function (p) {
+          return p[0] > start;
+        }))};
+    }
+    return series;
+  }
+
   function drawCharts() {
-    var data = state.range === '1m' && state.minutes ? state.minutes : state.seconds;
-    var unit = state.range === '1m' ? 'per minute' : 'per second';
+    var minutes = state.range === '1m' && state.minutes;
+    var data = minutes ? state.minutes : state.seconds;
+    var unit = minutes ? 'per minute' : 'per second';
+    var span = minutes ? 24 * 3600 * 1000 : WINDOW_1S;
     // The refusal chart: the rules that refused most in the window, enforced and shadow.
     var candidates = [];
     Object.keys(data).forEach(function (rule) {
@@ -658,7 +671,7 @@
     var series = candidates.slice(0, TOP_RULES).map(function (c) {
       return {name: c.name, points: c.points};
     });
-    var refusals = {series: series, yLabel: 'refused ' + unit, stacked: false,
+    var refusals = {series: padded(series, span), yLabel: 'refused ' + unit, stacked: false,
       title: 'Refusals ' + unit + ' by rule'};
     if (!state.charts.refusals) {
       state.charts.refusals = SluiceCharts.timeSeries($('chart-refusals'), refusals);
@@ -666,9 +679,9 @@
       state.charts.refusals.update(refusals);
     }
     var rule = state.selected;
-    var perRule = {series: OUTCOMES.map(function (o) {
+    var perRule = {series: padded(OUTCOMES.map(function (o) {
       return {name: o.replace('_', ' '), points: rule && data[rule] ? data[rule][o] : []};
-    }), yLabel: 'decisions ' + unit, stacked: false,
+    }), span), yLabel: 'decisions ' + unit, stacked: false,
       title: 'Decisions ' + unit + ' of ' + (rule || 'no rule')};
     if (!state.charts.rule) {
       state.charts.rule = SluiceCharts.timeSeries($('chart-rule'), perRule);

@@ -378,64 +378,97 @@
     td.appendChild(reset);
   }
 
+  /**
+   * Makes {@code tbody}'s rows the {@code items}, in order, reusing the row of an item already
+   * shown (same rule and key): its cells' text is updated in place and its buttons stay the same
+   * elements, so a click that lands while the tick redraws still reaches its button.
+   */
+  function syncRows(tbody, items, cells, withBan, columns, emptyText) {
+    var existing = {};
+    Array.prototype.slice.call(tbody.rows).forEach(function (tr) {
+      var id = tr.getAttribute('data-id');
+      if (id === null) {
+        tbody.removeChild(tr);
+      } else {
+        existing[id] = tr;
+      }
+    });
+    var seen = {};
+    items.forEach(function (item) {
+      var id = item.rule + '\n' + item.key;
+      seen[id] = true;
+      var texts = cells(item);
+      var banned = String(withBan(item));
+      var tr = existing[id];
+      if (!tr) {
+        tr = el('tr');
+        tr.setAttribute('data-id', id);
+        tr.setAttribute('data-rule', item.rule);
+        tr.setAttribute('data-key', item.key);
+        texts.forEach(function (c) {
+          tr.appendChild(el('td', c[0], c[1]));
+        });
+        tr.appendChild(el('td'));
+      } else {
+        texts.forEach(function (c, j) {
+          if (tr.cells[j].textContent !== String(c[0])) {
+            tr.cells[j].textContent = String(c[0]);
+          }
+        });
+      }
+      if (tr.getAttribute('data-banned') !== banned) {
+        tr.setAttribute('data-banned', banned);
+        var td = tr.cells[texts.length];
+        clear(td);
+        actions(td, item.rule, item.key, banned === 'true');
+      }
+      tbody.appendChild(tr);   // in order; an existing row moves, it is not re-created
+    });
+    Object.keys(existing).forEach(function (id) {
+      if (!seen[id]) {
+        tbody.removeChild(existing[id]);
+      }
+    });
+    if (!items.length) {
+      emptyRow(tbody, columns, emptyText);
+    }
+  }
+
   function renderRefused(byRule) {
-    var tbody = $('refused').tBodies[0];
-    clear(tbody);
     var summary = [];
+    var items = [];
     Object.keys(byRule).forEach(function (rule) {
       var r = byRule[rule];
       if (r.count > 0) {
         summary.push(rule + ': ' + r.count + (r.count >= 10 ? '+' : '') + ' refusing');
       }
       r.keys.forEach(function (k) {
-        var tr = el('tr');
-        tr.setAttribute('data-rule', rule);
-        tr.setAttribute('data-key', k.key);
-        tr.appendChild(el('td', rule));
-        tr.appendChild(el('td', k.key, 'key'));
-        tr.appendChild(el('td', k.refusedBy || ''));
-        tr.appendChild(el('td', k.limits.map(function (l) {
-          return l.name + ' ' + l.remaining;
-        }).join(', '), 'num'));
-        var retry = 0;
-        k.limits.forEach(function (l) {
-          retry = Math.max(retry, l.retryAfterMs);
-        });
-        tr.appendChild(el('td', k.banned ? duration(k.banLeftMs) : duration(retry), 'num'));
-        tr.appendChild(el('td', k.banned ? duration(k.banLeftMs) : '-', 'num'));
-        tr.appendChild(el('td', ago(k.refusedAgoMs), 'num'));
-        var td = el('td');
-        actions(td, rule, k.key, k.banned);
-        tr.appendChild(td);
-        tbody.appendChild(tr);
+        items.push(k);
       });
     });
+    syncRows($('refused').tBodies[0], items, function (k) {
+      var retry = 0;
+      k.limits.forEach(function (l) {
+        retry = Math.max(retry, l.retryAfterMs);
+      });
+      return [[k.rule], [k.key, 'key'], [k.refusedBy || ''], [k.limits.map(function (l) {
+        return l.name + ' ' + l.remaining;
+      }).join(', '), 'num'], [k.banned ? duration(k.banLeftMs) : duration(retry), 'num'],
+        [k.banned ? duration(k.banLeftMs) : '-', 'num'], [ago(k.refusedAgoMs), 'num']];
+    }, function (k) {
+      return k.banned;
+    }, 8, 'none');
     $('refused-summary').textContent = summary.length ? summary.join(' \u00b7 ')
       : 'No key is refusing now.';
-    if (!tbody.rows.length) {
-      emptyRow(tbody, 8, 'none');
-    }
   }
 
   function renderBans(bans) {
-    var tbody = $('bans').tBodies[0];
-    clear(tbody);
-    bans.forEach(function (k) {
-      var tr = el('tr');
-      tr.setAttribute('data-rule', k.rule);
-      tr.setAttribute('data-key', k.key);
-      tr.appendChild(el('td', k.rule));
-      tr.appendChild(el('td', k.key, 'key'));
-      tr.appendChild(el('td', duration(k.banLeftMs), 'num'));
-      tr.appendChild(el('td', ago(k.refusedAgoMs), 'num'));
-      var td = el('td');
-      actions(td, k.rule, k.key, true);
-      tr.appendChild(td);
-      tbody.appendChild(tr);
-    });
-    if (!bans.length) {
-      emptyRow(tbody, 5, 'no active bans');
-    }
+    syncRows($('bans').tBodies[0], bans, function (k) {
+      return [[k.rule], [k.key, 'key'], [duration(k.banLeftMs), 'num'],
+        [ago(k.refusedAgoMs), 'num']];
+    }, function () {
+      return true;
+    }, 5, 'no active bans');
   }
 
   async function act(method, path, verb, rule, key) {

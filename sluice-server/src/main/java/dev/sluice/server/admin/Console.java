@@ -87,6 +87,8 @@ public final class Console implements AutoCloseable {
   private long bansTick = Long.MIN_VALUE / 2;
   private long bansAuditSeq = -1;
   private volatile byte[] lastEvent;
+  /** When {@link #lastEvent} was built (epoch ms): a new stream gets it only while it is fresh. */
+  private volatile long lastEventAt;
 
   /**
    * A console over the server's parts; {@code clock} gives epoch milliseconds (the chart's time
@@ -160,6 +162,7 @@ public final class Console implements AutoCloseable {
       readStore(ticks - bansTick >= BANS_EVERY || audit.seq() != bansAuditSeq);
       byte[] event = event(now, deltas);
       lastEvent = event;
+      lastEventAt = now;
       streams.publish(event);
     }
   }
@@ -359,7 +362,7 @@ public final class Console implements AutoCloseable {
       switch (rawPath) {
         case EVENTS -> {
           req.only();
-          byte[] first = lastEvent;
+          byte[] first = clock.getAsLong() - lastEventAt < 2000 ? lastEvent : null;
           if (streams.open(exchange, first)) {
             return Served.STREAMING;
           }

@@ -50,8 +50,10 @@
     return sessionStorage.getItem(TOKEN);
   }
 
+  /** The name for the audit log, as the CLI sends it: printable ASCII, '_' for the rest. */
   function actor() {
-    return sessionStorage.getItem(ACTOR) || 'console';
+    return (sessionStorage.getItem(ACTOR) || 'console').replace(/[^\x21-\x7e]/g, '_')
+      .slice(0, 64);
   }
 
   function headers() {
@@ -67,10 +69,19 @@
     $('status').textContent = text || '';
   }
 
-  /** A JSON call: {status, body}; a 401 sends the page back to the sign-in form. */
+  /**
+   * A JSON call: {status, body}, status 0 when the server cannot be reached; a 401 sends the
+   * page back to the sign-in form.
+   */
   async function api(method, path) {
-    var r = await fetch(path, {method: method, headers: headers(), cache: 'no-store',
-      credentials: 'omit'});
+    var r;
+    try {
+      r = await fetch(path, {method: method, headers: headers(), cache: 'no-store',
+        credentials: 'omit'});
+    } catch (e) {
+      status('Cannot reach the server: ' + e.message);
+      return {status: 0, body: null};
+    }
     var body = null;
     try {
       body = await r.json();
@@ -149,7 +160,13 @@
     $('actor').value = sessionStorage.getItem(ACTOR) || '';
     $('sign-in-form').addEventListener('submit', function (e) {
       e.preventDefault();
-      sessionStorage.setItem(TOKEN, $('token').value.trim());
+      var typed = $('token').value.trim();
+      if (/[^\x21-\x7e]/.test(typed)) {
+        // A header cannot carry it, and the server's tokens are printable ASCII.
+        $('sign-in-error').textContent = 'A token is printable ASCII, without spaces.';
+        return;
+      }
+      sessionStorage.setItem(TOKEN, typed);
       var name = $('actor').value.trim();
       if (name) {
         sessionStorage.setItem(ACTOR, name);
@@ -158,7 +175,9 @@
       }
       $('token').value = '';
       $('sign-in-error').textContent = '';
-      enter();
+      enter().catch(function (err) {
+        status('The console could not load: ' + err);
+      });
     });
     $('sign-out').addEventListener('click', function () {
       signedOut('Signed out.');
@@ -181,7 +200,7 @@
       $('token').focus();
       return;
     }
-    enter();
+    await enter();
   }
 
   async function enter() {

@@ -292,6 +292,9 @@ public final class EffectivePolicy {
     m.put("handshakeTimeout", Durations.format(g.handshakeTimeout()));
     m.put("upstreamConnectTimeout", Durations.format(g.upstreamConnectTimeout()));
     m.put("upstreamResponseTimeout", Durations.format(g.upstreamResponseTimeout()));
+    if (g.healthPath() != null) {
+      m.put("healthPath", g.healthPath());
+    }
     return m;
   }
 

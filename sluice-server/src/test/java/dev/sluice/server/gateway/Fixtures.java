@@ -110,7 +110,7 @@ final class Fixtures {
     }
 
     @Override
-    public void decision(String kind, Decision decision) {
+    public void decision(String kind, List<Rule> rules, Decision decision, long nanos) {
       decisions.add(kind + ":" + (decision.allowed() ? "allowed" : "refused")
           + (decision.shadowRefused() ? ":shadow=" + decision.shadowRule() : ""));
       decisionValues.add(decision);

@@ -23,7 +23,7 @@ class SamplerTest {
   final Sampler sampler = new Sampler(metrics, () -> rules);
 
   void request() {
-    metrics.decision("http", List.of(login), limiter.check(login, Identity.ip("192.0.2.1")));
+    metrics.decision("http", List.of(login), limiter.check(login, Identity.ip("192.0.2.1")), 0);
   }
 
   @Test
@@ -46,7 +46,7 @@ class SamplerTest {
         .build();
     metrics.registerRules(List.of("api"));
     rules.add("api");
-    metrics.decision("http", List.of(api), limiter.check(api, Identity.ip("192.0.2.1")));
+    metrics.decision("http", List.of(api), limiter.check(api, Identity.ip("192.0.2.1")), 0);
     assertThat(sampler.sample().get("api")).containsExactly(1, 0, 0, 0, 0);
   }
 }

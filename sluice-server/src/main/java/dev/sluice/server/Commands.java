@@ -78,8 +78,9 @@ final class Commands {
               + "verified in", "its certificate (default: the upstream URL's host)"),
           new Flag("--dry-run", "", "run every rule in shadow mode: decide, count, log, never "
               + "refuse", "(also the policy's mode: shadow)"),
-          new Flag("--admin", "HOST:PORT|off", "admin listener: /healthz, /livez, /readyz, "
-              + "/metrics, /v1/... (default", "127.0.0.1:9090; 'off' for none)"),
+          new Flag("--admin", "HOST:PORT|off", "admin listener: the console at / (in a "
+              + "browser), /healthz, /livez,", "/readyz, /metrics, /v1/... (default "
+              + "127.0.0.1:9090; 'off' for none)"),
           new Flag("--admin-token-file", "FILE", "require Authorization: Bearer <the file's "
               + "token> on every", "/v1/ admin request; also SLUICE_ADMIN_TOKEN_FILE"),
           new Flag("--store", "URI", "memory (default), redis://HOST:PORT, rediss://HOST:PORT,",

@@ -33,6 +33,12 @@ public interface DecisionListener {
    */
   default void banApplied(String kind, Decision decision, String key) {}
 
+  /**
+   * Shadow rule {@code rule} would have refused {@code key} (its key text, as the admin API
+   * takes it): a dry run's refusal; follows {@link #decision}.
+   */
+  default void shadowRefused(String kind, Rule rule, String key) {}
+
   /** A request skipped every rule because its client is on the policy's {@code allow} list. */
   default void allowlisted(String kind) {}
 
@@ -75,6 +81,13 @@ public interface DecisionListener {
       public void banApplied(String kind, Decision decision, String key) {
         for (DecisionListener l : each) {
           l.banApplied(kind, decision, key);
+        }
+      }
+
+      @Override
+      public void shadowRefused(String kind, Rule rule, String key) {
+        for (DecisionListener l : each) {
+          l.shadowRefused(kind, rule, key);
         }
       }
 

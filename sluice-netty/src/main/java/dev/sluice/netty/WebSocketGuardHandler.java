@@ -302,6 +302,9 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
     if (d.banApplied()) {
       listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyText(who));
     }
+    if (d.shadowRefused()) {
+      listener.shadowRefused(RateLimitListener.WS_ACTION, rule, rule.keyText(who));
+    }
     if (d.allowed()) {
       ctx.fireChannelRead(frame);
       return;

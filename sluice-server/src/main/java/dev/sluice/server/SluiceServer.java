@@ -234,6 +234,13 @@ public final class SluiceServer implements AutoCloseable {
         log.info("reloading the certificate on change" + (hup ? " and on SIGHUP" : ""), "cert",
             tlsOptions.cert(), "key", tlsOptions.key());
       }
+      // Only now is the process ready: /readyz said 503 while any listener was not yet bound.
+      health.listening();
+      log.info("ready", "gateway", gateway == null ? "off"
+          : (serverTls != null ? "https://" : "http://") + host(options.listen()) + ":"
+              + gateway.port(), "admin", admin == null ? "off"
+          : "http://" + host(options.admin()) + ":" + admin.port(), "rls", rls == null ? "off"
+          : host(rlsAddress) + ":" + rls.port(), "store", health.ready() ? "ready" : "not ready");
     } catch (Exception | Error e) {
       if (hangup != null) {
         Signals.clear(hangup);

@@ -96,6 +96,37 @@ class SluiceServerTest {
     return server;
   }
 
+  /**
+   * Issue 20, item 9: /readyz answered 200 before the gateway's listener accepted connections, so
+   * a load balancer sent its first requests into refused connections. It is 503 until every
+   * listener is bound, then 200, and one line names every listener.
+   */
+  @Test
+  void issue20_readyz_is503_untilEveryListenerIsBound() throws Exception {
+    int adminPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      adminPort = s.getLocalPort();
+    }
+    URI readyz = URI.create("http://127.0.0.1:" + adminPort + "/readyz");
+    HttpResponse<?>[] whileStarting = new HttpResponse<?>[1];
+    GatewayStarter slow = (listen, upstream, cfg, lim, ev, loops, api, tls) -> {
+      whileStarting[0] = client.send(HttpRequest.newBuilder(readyz).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return fake.start(listen, upstream, cfg, lim, ev, loops, api, tls);
+    };
+    ServeOptions o = new ServeOptions(null, new InetSocketAddress("127.0.0.1", 0), null,
+        new InetSocketAddress("127.0.0.1", adminPort), null, Duration.ofMillis(20), 0);
+    server = SluiceServer.start(o, Map.of(), log, slow);
+    assertThat(whileStarting[0].statusCode()).as("the gateway not yet bound").isEqualTo(503);
+    assertThat(whileStarting[0].body().toString()).contains("\"listeners\":\"starting\"");
+    HttpResponse<String> ready = client.send(HttpRequest.newBuilder(readyz).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).isEqualTo(200);
+    assertThat(ready.body()).contains("\"status\":\"ready\"").doesNotContain("listeners");
+    assertThat(log()).contains("INFO  ready gateway=http://127.0.0.1:18080 admin=http://127.0.0.1:"
+        + adminPort + " rls=off store=ready");
+  }
+
   long limitOf(String rule) {
     return config.get().policy().rules().get(rule).limits().get(0).capacity();
   }

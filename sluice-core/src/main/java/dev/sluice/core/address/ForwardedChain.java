@@ -142,7 +142,11 @@ final class ForwardedChain {
     while (to > from && InetLiteral.isOws(s.charAt(to - 1))) {
       to--;
     }
-    if (from < to && s.charAt(from) == '"') {
+    boolean quoted = from < to && s.charAt(from) == '"';
+    if (!quoted && InetLiteral.indexOf(s, '[', from, to) >= 0) {
+      return null; // RFC 7239 section 6: an IPv6 node is quoted; bare, it is no node
+    }
+    if (quoted) {
       if (to - from < 2 || s.charAt(to - 1) != '"') {
         return null;
       }

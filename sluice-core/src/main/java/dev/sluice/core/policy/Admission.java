@@ -221,13 +221,22 @@ public final class Admission {
   }
 
   private void report(Outcome o, Decision d, long nanos) {
-    if (d.rule() == null) {
+    if (d.rule() == null && !d.shadowRefused()) {
       return;
     }
-    listener.decision(o.kind, o.check.rules(), d, nanos);
+    List<Rule> rules = o.check.rules();
+    listener.decision(o.kind, rules, d, nanos);
     if (d.banApplied()) {
-      Rule rule = ruleNamed(o.check.rules(), d.rule());
+      Rule rule = ruleNamed(rules, d.rule());
       listener.banApplied(o.kind, d, rule == null ? null : rule.keyText(o.check.identity()));
+    }
+    if (d.shadowRefused()) {
+      for (int i = 0; i < rules.size(); i++) {
+        Rule rule = rules.get(i);
+        if (rule.mode() == Mode.SHADOW && d.refusedBy(i)) {
+          listener.shadowRefused(o.kind, rule, rule.keyText(o.check.identity()));
+        }
+      }
     }
   }
 

@@ -368,6 +368,19 @@ class ClientAddressResolverTest {
           .isEqualTo("2001:db8:cafe::/64");
     }
 
+    /** Issue 20, item 13: for=[2001:db8::17] without quotes was accepted. */
+    @Test
+    void issue20_unquotedIpv6OrPort_isNotANode() {
+      assertThat(hops(1).resolve("10.0.0.1", headers(FWD, "for=[2001:db8::17]")).toString())
+          .isEqualTo("unknown");
+      assertThat(hops(1).resolve("10.0.0.1", headers(FWD, "for=[2001:db8::17]:80")).toString())
+          .isEqualTo("unknown");
+      assertThat(hops(1).resolve("10.0.0.1", headers(FWD, "for=\"[2001:db8::17]\"")).toString())
+          .isEqualTo("2001:db8::/64");
+      assertThat(hops(1).resolve("10.0.0.1", headers(FWD, "for=192.0.2.43")).toString())
+          .isEqualTo("192.0.2.43");
+    }
+
     @Test
     void elementWithoutFor_isAHopWithUnknownAddress() {
       Function<String, List<String>> h = headers(FWD, "for=192.0.2.43, proto=https;by=10.0.0.1");

@@ -47,6 +47,11 @@ class AdmissionTest {
     }
 
     @Override
+    public void shadowRefused(String kind, Rule rule, String key) {
+      events.add("shadow " + rule.name() + " " + key);
+    }
+
+    @Override
     public void delayed(String kind, String rule) {
       events.add("delayed " + rule);
     }
@@ -112,6 +117,8 @@ class AdmissionTest {
     assertThat(o.forward()).isTrue();
     assertThat(o.decision().shadowRefused()).isTrue();
     assertThat(o.limitHeaders()).isFalse();
+    assertThat(events).containsExactly("http api allowed", "http api allowed",
+        "shadow api 192.0.2.1");
   }
 
   @Test

@@ -131,7 +131,8 @@ public final class AdminServer implements AutoCloseable {
             send(exchange, 200, "application/json", "{\"status\":\"ok\"}\n");
             break;
           case "/readyz":
-            send(exchange, store.ready() ? 200 : 503, "application/json", store.readiness());
+            send(exchange, store.readyToServe() ? 200 : 503, "application/json",
+                store.readiness());
             break;
           case "/metrics":
             send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render());

@@ -158,12 +158,6 @@ public final class Metrics implements GatewayEvents {
     if (d.degraded()) {
       storeErrorLog(d);
     }
-    for (int i = 0; i < rules.size(); i++) {
-      Rule rule = rules.get(i);
-      if (rule.mode() == Mode.SHADOW && d.refusedBy(i)) {
-        shadowLog(kind, rule.name());
-      }
-    }
   }
 
   private void storeErrorLog(Decision d) {
@@ -175,10 +169,15 @@ public final class Metrics implements GatewayEvents {
     }
   }
 
-  private void shadowLog(String kind, String rule) {
-    if (due(lastShadowLog, rule, LOG_EVERY_NANOS)) {
-      log.log("INFO", "shadow refusal (allowed: rule is in shadow mode)", "rule", rule,
-          "kind", kind, "shadow_refusals_total", meters.shadowRefusals(rule));
+  /**
+   * A dry run's refusal, logged with the key it would have refused (so a first deployment tells
+   * whom it would have stopped), at most once per 10 s per rule, like the other warnings.
+   */
+  @Override
+  public void shadowRefused(String kind, Rule rule, String key) {
+    if (due(lastShadowLog, rule.name(), LOG_EVERY_NANOS)) {
+      log.log("INFO", "shadow refusal (allowed: rule is in shadow mode)", "rule", rule.name(),
+          "key", key, "kind", kind, "shadow_refusals_total", meters.shadowRefusals(rule.name()));
     }
   }
 

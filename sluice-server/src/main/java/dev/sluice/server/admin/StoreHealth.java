@@ -31,6 +31,8 @@ public final class StoreHealth implements RedisStore.Listener {
   private final LongAdder connectFailures = new LongAdder();
   private final LongAdder circuitOpenings = new LongAdder();
   private volatile boolean ready;
+  /** Every listener of the process is bound: until then /readyz is 503 whatever the store. */
+  private volatile boolean listening;
   private volatile boolean connected;
   private volatile String problem;
   private volatile String circuit = "closed";
@@ -110,6 +112,16 @@ public final class StoreHealth implements RedisStore.Listener {
     return ready;
   }
 
+  /** Every listener is bound: {@code /readyz} now reports the store's readiness. */
+  public void listening() {
+    listening = true;
+  }
+
+  /** What {@code /readyz} answers: the listeners bound and the store ready. */
+  public boolean readyToServe() {
+    return ready && listening;
+  }
+
   public boolean connected() {
     return connected;
   }
@@ -135,8 +147,11 @@ public final class StoreHealth implements RedisStore.Listener {
   /** The {@code /readyz} body: short JSON, with the reason when something is wrong. */
   String readiness() {
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", ready ? "ready" : "not ready");
+    body.put("status", ready && listening ? "ready" : "not ready");
     body.put("store", store);
+    if (!listening) {
+      body.put("listeners", "starting");
+    }
     if (!"memory".equals(store)) {
       body.put("connected", connected);
       body.put("circuit", circuit);

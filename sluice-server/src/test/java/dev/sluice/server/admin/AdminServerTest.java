@@ -30,6 +30,7 @@ class AdminServerTest {
     metrics.registerRules(policy.config().policy().rules().keySet());
     admin = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), metrics, () -> policy,
         () -> Instant.parse("2025-01-01T00:00:00Z"), "test", store);
+    store.listening();   // the process's other listeners are bound (SluiceServer says so)
   }
 
   @AfterEach
@@ -81,8 +82,11 @@ class AdminServerTest {
   @Test
   void readyz_memoryStore_isReadyAtOnce() throws Exception {
     admin.close();
+    StoreHealth memory = StoreHealth.memory();
     admin = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), metrics,
-        () -> null, Instant::now, "test", StoreHealth.memory());
+        () -> null, Instant::now, "test", memory);
+    assertThat(get("/readyz").statusCode()).as("listeners not yet bound").isEqualTo(503);
+    memory.listening();
     HttpResponse<String> r = get("/readyz");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("{\"status\":\"ready\",\"store\":\"memory\"}\n");

@@ -55,14 +55,20 @@ class MetricsTest {
   }
 
   @Test
-  void shadowRefusal_countedAndLoggedOnce() {
+  void shadowRefusal_countedAndLoggedOnce_withItsKey() {
     Rule r = rule("dry", Mode.SHADOW, Duration.ZERO);
     for (int i = 0; i < 5; i++) {
-      metrics.decision("http", List.of(r), limiter.check(r, Identity.ip("1.2.3.4")), 0);
+      Decision d = limiter.check(r, Identity.ip("1.2.3.4"));
+      metrics.decision("http", List.of(r), d, 0);
+      if (d.shadowRefused()) {
+        metrics.shadowRefused("http", r, r.keyText(Identity.ip("1.2.3.4")));
+      }
     }
     assertThat(metrics.decisions("dry", "shadow_refused")).isEqualTo(4);
     assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_shadow_refusals_total{rule=\"dry\"} 4\n");
-    assertThat(lines).hasSize(1).allMatch(l -> l.startsWith("INFO shadow refusal"));
+    // Issue 20, item 12: in a dry run the log never named the client that would be refused.
+    assertThat(lines).containsExactly("INFO shadow refusal (allowed: rule is in shadow mode) "
+        + "rule=dry key=1.2.3.4 kind=http shadow_refusals_total=1");
   }
 
   @Test

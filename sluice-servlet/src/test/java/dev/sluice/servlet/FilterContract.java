@@ -119,6 +119,24 @@ abstract class FilterContract {
     assertThat(get(port, "/healthz").statusCode()).isEqualTo(200);
   }
 
+  /**
+   * Issue 20, item 2: path spellings that the container resolves to a limited path (a path
+   * parameter, dot segments, doubled slashes, an encoded letter) are counted by that path's route.
+   */
+  @Test
+  void issue20_spellingsOfALimitedPath_areCountedByItsRoute() throws Exception {
+    int port = serve(policy(String.join("\n",
+        "rules:",
+        "  strict: {limits: [{type: fixed-window, limit: 1, window: 1m}]}",
+        "routes:",
+        "  - {paths: [/strict/**], rules: [strict]}")), Store.memory(() -> 0L, 100));
+    assertThat(get(port, "/strict/a").statusCode()).isEqualTo(200);
+    for (String spelling : List.of("/strict;x=1/a", "/x/../strict/a", "//strict//a",
+        "/%73trict/a", "/strict/./a")) {
+      assertThat(get(port, spelling).statusCode()).as(spelling).isIn(429, 400, 404);
+    }
+  }
+
   @Test
   void authenticatedUser_isKeyedByTheUser() throws Exception {
     int port = serve(policy(String.join("\n",

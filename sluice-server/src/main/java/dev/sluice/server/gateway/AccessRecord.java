@@ -21,6 +21,8 @@ final class AccessRecord {
   private final Snapshot snapshot;
   private final Exchange exchange;
   private final String client;
+  private final long startMicros;
+  private final AccessEntry.Forwarding forwarding;
   private int status;
   private long bytes;
   private long upstreamSent = -1;
@@ -39,6 +41,21 @@ final class AccessRecord {
       c = exchange.view().peer();
     }
     this.client = c;
+    java.time.Instant now = java.time.Clock.systemUTC().instant();
+    this.startMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    // Only what the resolver may read, and only when it reads anything: replay resolves the
+    // client again from these; without a trusted proxy the peer is the client.
+    dev.sluice.policy.TrustSettings t = snapshot.config.trust();
+    HttpRequest request = exchange.request();
+    this.forwarding = t != null && (t.hops() > 0 || !t.proxies().isEmpty())
+        ? new AccessEntry.Forwarding(joined(request, "X-Forwarded-For"),
+            joined(request, "Forwarded"), joined(request, "X-Real-IP"))
+        : null;
+  }
+
+  private static String joined(HttpRequest request, String name) {
+    java.util.List<String> lines = request.headers().getAll(name);
+    return lines.isEmpty() ? null : String.join(", ", lines);
   }
 
   /** Begins the record of {@code exchange}, or clears the channel's when the log is off. */
@@ -102,8 +119,12 @@ final class AccessRecord {
     } else {
       outcome = "allowed";
     }
+    io.netty.handler.codec.http.HttpHeaders h = request.headers();
+    String host = h.get("Host");
     return new AccessEntry(System.currentTimeMillis(), client, request.method().name(),
         request.uri(), status, bytes, exchange.route(), rule, outcome, upstreamMicros,
-        snapshot.config.logging());
+        snapshot.config.logging(), startMicros, request.protocolVersion().text(),
+        h.get("Referer"), h.get("User-Agent"), exchange.view().peer(),
+        host != null ? host : h.get(":authority"), forwarding, exchange.view().websocketUpgrade());
   }
 }

@@ -1,0 +1,147 @@
+package dev.sluice.server.replay;
+
+import dev.sluice.core.address.ClientAddress;
+import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.policy.RequestView;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A logged request as the policy reads it: method, path, the headers the log has (forwarding
+ * headers, User-Agent, Referer, Host), the query string, and the peer. Reused for every line;
+ * the client address is resolved once per line.
+ */
+final class ReplayView implements RequestView {
+
+  private static final String[] METHODS = {"GET", "POST", "HEAD", "PUT", "DELETE", "PATCH",
+      "OPTIONS"};
+  private static final byte[][] METHOD_BYTES = new byte[METHODS.length][];
+
+  static {
+    for (int i = 0; i < METHODS.length; i++) {
+      METHOD_BYTES[i] = METHODS[i].getBytes(StandardCharsets.US_ASCII);
+    }
+  }
+
+  private LogRecord r;
+  private String method;
+  private String target;
+  private int query;
+  private ClientAddressResolver resolvedBy;
+  private ClientAddress client;
+
+  void reset(LogRecord record) {
+    r = record;
+    method = null;
+    target = null;
+    resolvedBy = null;
+    client = null;
+  }
+
+  @Override
+  public String method() {
+    if (method == null) {
+      for (int i = 0; i < METHODS.length; i++) {
+        if (r.is(Field.METHOD, METHOD_BYTES[i])) {
+          return method = METHODS[i];
+        }
+      }
+      String m = r.get(Field.METHOD);
+      method = m == null ? "GET" : m;
+    }
+    return method;
+  }
+
+  private String target() {
+    if (target == null) {
+      String t = r.get(Field.TARGET);
+      target = t == null ? "/" : t;
+      query = target.indexOf('?');
+    }
+    return target;
+  }
+
+  /** The target without its query; until core normalises paths, as logged (issue 20). */
+  @Override
+  public String path() {
+    String t = target();
+    return query < 0 ? t : t.substring(0, query);
+  }
+
+  @Override
+  public List<String> headers(String name) {
+    String v = header(name);
+    return v == null ? List.of() : List.of(v);
+  }
+
+  @Override
+  public String header(String name) {
+    Field f = switch (name.length()) {
+      case 15 -> name.equalsIgnoreCase("X-Forwarded-For") ? Field.X_FORWARDED_FOR : null;
+      case 9 -> name.equalsIgnoreCase("Forwarded") ? Field.FORWARDED
+          : name.equalsIgnoreCase("X-Real-IP") ? Field.X_REAL_IP : null;
+      case 10 -> name.equalsIgnoreCase("User-Agent") ? Field.USER_AGENT : null;
+      case 7 -> name.equalsIgnoreCase("Referer") ? Field.REFERER
+          : name.equalsIgnoreCase("Upgrade") ? Field.WEBSOCKET : null;
+      case 4 -> name.equalsIgnoreCase("Host") ? Field.HOST : null;
+      default -> null;
+    };
+    if (f == null) {
+      return null;
+    }
+    if (f == Field.WEBSOCKET) {
+      return websocketUpgrade() ? "websocket" : null;
+    }
+    return r.get(f);
+  }
+
+  @Override
+  public String cookie(String name) {
+    return null;
+  }
+
+  @Override
+  public String query(String name) {
+    String t = target();
+    if (query < 0) {
+      return null;
+    }
+    int i = query + 1;
+    while (i <= t.length()) {
+      int amp = t.indexOf('&', i);
+      int end = amp < 0 ? t.length() : amp;
+      int eq = t.indexOf('=', i);
+      int keyEnd = eq < 0 || eq > end ? end : eq;
+      if (keyEnd - i == name.length() && t.startsWith(name, i)) {
+        return keyEnd == end ? "" : t.substring(keyEnd + 1, end);
+      }
+      if (amp < 0) {
+        break;
+      }
+      i = amp + 1;
+    }
+    return null;
+  }
+
+  /** The socket peer: the logged peer when the log has one apart, else the logged address. */
+  @Override
+  public String peer() {
+    String p = r.get(Field.PEER);
+    return p != null ? p : r.get(Field.ADDR);
+  }
+
+  /** Logged as an upgrade ({@code websocket}, {@code $http_upgrade}), or answered 101. */
+  @Override
+  public boolean websocketUpgrade() {
+    return r.websocket || r.status == 101;
+  }
+
+  @Override
+  public ClientAddress clientAddress(ClientAddressResolver resolver) {
+    if (resolvedBy != resolver) {
+      client = resolver.resolve(peer(), this::headers);
+      resolvedBy = resolver;
+    }
+    return client;
+  }
+}

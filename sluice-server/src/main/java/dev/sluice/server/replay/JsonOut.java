@@ -12,17 +12,25 @@ final class JsonOut {
 
   private JsonOut() {}
 
+
+  /** Compact, with {@code < > &} escaped, for inside an HTML {@code <script>} element. */
   static String write(Object value, boolean pretty) {
+    return write(value, pretty, true);
+  }
+
+  static String write(Object value, boolean pretty, boolean htmlSafe) {
     StringBuilder sb = new StringBuilder(4096);
-    write(sb, value, pretty ? 0 : -1);
+    new JsonOut.Writer(htmlSafe).write(sb, value, pretty ? 0 : -1);
     return sb.toString();
   }
 
-  private static void write(StringBuilder sb, Object v, int indent) {
+  private record Writer(boolean htmlSafe) {
+
+  private void write(StringBuilder sb, Object v, int indent) {
     if (v == null) {
       sb.append("null");
     } else if (v instanceof String s) {
-      Json.quote(sb, s, true);
+      Json.quote(sb, s, htmlSafe);
     } else if (v instanceof Boolean b) {
       sb.append(b);
     } else if (v instanceof Double d) {
@@ -40,7 +48,7 @@ final class JsonOut {
         }
         first = false;
         newline(sb, indent < 0 ? -1 : indent + 1);
-        Json.quote(sb, String.valueOf(e.getKey()), true).append(indent >= 0 ? ": " : ":");
+        Json.quote(sb, String.valueOf(e.getKey()), htmlSafe).append(indent >= 0 ? ": " : ":");
         write(sb, e.getValue(), indent < 0 ? -1 : indent + 1);
       }
       if (!m.isEmpty()) {
@@ -73,8 +81,10 @@ final class JsonOut {
       }
       sb.append(']');
     } else {
-      Json.quote(sb, v.toString(), true);
+      Json.quote(sb, v.toString(), htmlSafe);
     }
+  }
+
   }
 
   private static void newline(StringBuilder sb, int indent) {

@@ -145,6 +145,11 @@ final class LogInput implements Closeable {
       if (e == s) {
         continue;
       }
+      if (e - s > MAX_LINE) {
+        problems.bad(name, line, "line longer than " + MAX_LINE + " bytes, skipped", buf, s,
+            s + 80);
+        continue;
+      }
       if (format == null) {
         format = Formats.detect(buf, s, e);
         if (format == null) {

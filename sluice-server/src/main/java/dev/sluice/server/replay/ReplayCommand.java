@@ -76,7 +76,8 @@ public final class ReplayCommand {
     try {
       format = Formats.of(options.getOrDefault("--format", "auto"));
     } catch (IllegalArgumentException e) {
-      throw new UsageError("--format : " + e.getMessage() + " (expected: " + Formats.USAGE + ")");
+      throw new UsageError("--format : " + e.getMessage() + (e.getMessage().startsWith("unknown "
+          + "format") ? " (expected: " + Formats.USAGE + ")" : ""));
     }
     int threads = number(options, "--threads", 1, 1, 64);
     int top = number(options, "--top", 10, 1, 1000);
@@ -132,7 +133,7 @@ public final class ReplayCommand {
     Map<String, Object> model = ReplayReport.model(result, a.config().policy(), a.sourceName(),
         b == null ? null : b.config().policy(), b == null ? null : b.sourceName(), suggest, top);
     if (options.containsKey("--json")) {
-      out.println(JsonOut.write(model, true));
+      out.println(JsonOut.write(model, true, false));
     } else {
       out.print(Summary.text(model));
     }

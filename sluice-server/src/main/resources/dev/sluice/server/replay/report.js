@@ -57,8 +57,16 @@
     });
   }
 
-  function overview(p, name) {
-    var s = el('section', {id: 'overview-' + name}, main);
+  /** A timeline that starts and ends at zero, so series of other spans do not join up. */
+  function padded(start, seconds, values) {
+    var p = points(start, seconds, values);
+    p.unshift([start - seconds * 1000, 0]);
+    p.push([start + values.length * seconds * 1000, 0]);
+    return p;
+  }
+
+  function overview(p, name, key) {
+    var s = el('section', {id: 'overview-' + key}, main);
     el('h2', null, s, 'Policy ' + name);
     var f = el('div', {'class': 'figures'}, s);
     figure(f, n(p.allowed), 'allowed');
@@ -80,12 +88,12 @@
     return s;
   }
 
-  function rules(p, name) {
+  function rules(p, name, key) {
     p.rules.forEach(function (r) {
       if (!r.requests) {
         return;
       }
-      var s = el('section', {'class': 'rule', id: 'rule-' + name + '-' + r.name}, main);
+      var s = el('section', {'class': 'rule', id: 'rule-' + key + '-' + r.name}, main);
       el('h2', null, s, 'Rule ' + r.name + (r.limit ? ': ' + r.limit.text : '') + ' (' + r.mode
         + ', policy ' + name + ')');
       var pair = el('div', {'class': 'pair'}, s);
@@ -115,8 +123,8 @@
     });
   }
 
-  function refused(p, name) {
-    var s = el('section', {id: 'refused-' + name}, main);
+  function refused(p, name, key) {
+    var s = el('section', {id: 'refused-' + key}, main);
     el('h2', null, s, 'Top refused clients (policy ' + name + ')');
     if (!p.topRefused.length) {
       el('p', null, s, 'No client was refused.');
@@ -135,7 +143,7 @@
     SluiceCharts.timeSeries(el('div', {'class': 'chart'}, right), {utc: true,
       yLabel: 'refused', title: 'Refusals over time of the five most refused clients',
       series: p.topRefused.slice(0, 5).map(function (c) {
-        return {name: c.client, points: points(c.timeline.start, c.timeline.bucketSeconds,
+        return {name: c.client, points: padded(c.timeline.start, c.timeline.bucketSeconds,
           c.timeline.refused)};
       })});
     table(s, ['client', 'refused', 'shadow', 'requests', 'peak', 'when', 'first refusal',
@@ -175,15 +183,15 @@
   }).join(', ') + (data.from ? '; ' + data.from + ' to ' + data.to : '') + '; '
     + n(data.decided) + ' requests decided, ' + n(data.notParsed) + ' lines not parsed';
   if (data.a) {
-    overview(data.a, data.policy);
+    overview(data.a, data.policy, 'a');
     if (data.b) {
-      overview(data.b, data.compare);
+      overview(data.b, data.compare, 'b');
       compare();
     }
-    rules(data.a, data.policy);
-    refused(data.a, data.policy);
+    rules(data.a, data.policy, 'a');
+    refused(data.a, data.policy, 'a');
     if (data.b) {
-      refused(data.b, data.compare);
+      refused(data.b, data.compare, 'b');
     }
   }
   if (data.notParsed) {

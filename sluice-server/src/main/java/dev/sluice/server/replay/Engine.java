@@ -99,17 +99,14 @@ final class Engine {
     long key = key(client);
     ClientTable clients = t.clients;
     int slot = clients.slot(key, now);
-    clients.requests[slot]++;
+    clients.request(slot);
     if (r.has(Field.USER_AGENT) || r.has(Field.SESSION)) {
-      long h = r.has(Field.SESSION) ? r.hash(Field.SESSION) : r.hash(Field.USER_AGENT);
-      clients.agents[slot] |= 1L << (h & 63);
+      clients.agent(slot, r.has(Field.SESSION) ? r.sketch(Field.SESSION)
+          : r.sketch(Field.USER_AGENT));
     }
     int bucket = t.series.bucket(now);
-    for (int i = 0, n = rules.size(); i < n; i++) {
-      int ri = ruleIndex.getOrDefault(rules.get(i), -1);
-      if (ri < 0) {
-        continue;
-      }
+    int[] indexes = indexes(rules);
+    for (int ri : indexes) {
       t.requests[ri]++;
       t.series.add(ri * Tally.PER_RULE, bucket, 1);
       clients.hit(slot, ri, now);
@@ -133,7 +130,7 @@ final class Engine {
           t.firstRefused[refusedBy] = client.toString();
         }
       }
-      clients.refused[slot]++;
+      clients.refused(slot);
     } else if (decision.shadowRefused()) {
       outcome = SHADOW;
       rule = decision.shadowRule();
@@ -146,14 +143,14 @@ final class Engine {
           t.firstShadow[refusedBy] = now;
         }
       }
-      clients.refused[slot]++;
+      clients.refused(slot);
     } else {
       outcome = ALLOWED;
       rule = decision.rule();
       t.allowedCount++;
     }
-    if (refusedBy >= 0 || clients.listed[slot]) {
-      track(t, client, key, slot, now, refusedBy, outcome == SHADOW, rules);
+    if (refusedBy >= 0 || clients.listed(slot)) {
+      track(t, client, key, slot, now, refusedBy, outcome == SHADOW, indexes);
     }
     if (listener != null) {
       listener.decided(r, outcome, rule, check.route());
@@ -162,22 +159,22 @@ final class Engine {
 
   /** Keeps the refused client's own story: counts, peak, timeline (bounded table). */
   private void track(Tally t, ClientAddress client, long key, int slot, long now, int refusedBy,
-      boolean shadow, List<Rule> rules) {
+      boolean shadow, int[] indexes) {
     ClientTable clients = t.clients;
     RefusedClients.Entry e = t.refusedClients.get(key);
     if (e == null) {
       e = t.refusedClients.add(key, client.toString(), gone -> {
         int s = clients.lookup(gone);
         if (s >= 0) {
-          clients.listed[s] = false;
+          clients.listed(s, false);
         }
       });
-      clients.listed[slot] = true;
+      clients.listed(slot, true);
       e.firstMicros = now;
       e.firstRule = t.rules.get(refusedBy);
     }
-    e.requests = clients.requests[slot];
-    e.agents = clients.agents[slot];
+    e.requests = clients.requests(slot);
+    e.agents = clients.agents(slot);
     int bucket = e.timeline.bucket(now);
     e.timeline.add(0, bucket, 1);
     if (refusedBy >= 0) {
@@ -190,15 +187,36 @@ final class Engine {
         e.refused++;
       }
     }
-    for (int i = 0, n = rules.size(); i < n; i++) {
-      int ri = ruleIndex.getOrDefault(rules.get(i), -1);
+    for (int ri : indexes) {
       // The peak under the rules that refused it, the ones a person tunes.
-      if (ri >= 0 && e.byRule[ri] > 0 && clients.peak(slot, ri) > e.peak) {
+      if (e.byRule[ri] > 0 && clients.peak(slot, ri) > e.peak) {
         e.peak = clients.peak(slot, ri);
         e.peakRule = t.rules.get(ri);
         e.peakMicros = now;
       }
     }
+  }
+
+  /** The last rule lists seen (a policy has one list per route) and their rules' indexes. */
+  private final List<?>[] seenLists = new List<?>[16];
+  private final int[][] seenIndexes = new int[16][];
+
+  private int[] indexes(List<Rule> rules) {
+    for (int i = 0; i < seenLists.length && seenLists[i] != null; i++) {
+      if (seenLists[i] == rules) {
+        return seenIndexes[i];
+      }
+    }
+    int[] idx = rules.stream().mapToInt(r -> ruleIndex.getOrDefault(r, -1)).filter(i -> i >= 0)
+        .toArray();
+    for (int i = 0; i < seenLists.length; i++) {
+      if (seenLists[i] == null) {
+        seenLists[i] = rules;
+        seenIndexes[i] = idx;
+        break;
+      }
+    }
+    return idx;
   }
 
   /** A client's table key from its 128 bits (or its bucket name), no string made. */

@@ -27,8 +27,8 @@ final class LogRecord {
 
   void reset(byte[] b) {
     buf = b;
+    // text[i] is reset by each set(); has() and get() read it only where start[i] >= 0.
     Arrays.fill(start, -1);
-    Arrays.fill(text, null);
     micros = Long.MIN_VALUE;
     status = 0;
     websocket = false;
@@ -82,6 +82,26 @@ final class LogRecord {
       return text[i].equals(new String(ascii, StandardCharsets.US_ASCII));
     }
     return Arrays.equals(buf, start[i], end[i], ascii, 0, ascii.length);
+  }
+
+  /**
+   * A cheap 64-bit hash of the field for telling values apart (user agents): its length, first
+   * 48 and last 16 bytes.
+   */
+  long sketch(Field f) {
+    int i = f.ordinal();
+    if (start[i] < 0) {
+      return 0;
+    }
+    if (text[i] != null) {
+      return Hashes.of(text[i]);
+    }
+    int s = start[i];
+    int e = end[i];
+    if (e - s <= 64) {
+      return Hashes.of(buf, s, e);
+    }
+    return Hashes.of(buf, s, s + 48) ^ Hashes.of(buf, e - 16, e) * 31 ^ (e - s);
   }
 
   /** A 64-bit hash of the field's bytes, for partitioning and client tables. */

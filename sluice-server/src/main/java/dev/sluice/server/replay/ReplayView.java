@@ -74,8 +74,28 @@ final class ReplayView implements RequestView {
     return v == null ? List.of() : List.of(v);
   }
 
+  /** Names asked, by identity: the resolver asks with the same few string constants. */
+  private final java.util.IdentityHashMap<String, Field> names = new java.util.IdentityHashMap<>();
+
   @Override
   public String header(String name) {
+    Field f = names.get(name);
+    if (f == null) {
+      f = field(name);
+      if (names.size() < 64) {
+        names.put(name, f);
+      }
+    }
+    if (f == Field.SKIP) {
+      return null;
+    }
+    if (f == Field.WEBSOCKET) {
+      return websocketUpgrade() ? "websocket" : null;
+    }
+    return r.get(f);
+  }
+
+  private static Field field(String name) {
     Field f = switch (name.length()) {
       case 15 -> name.equalsIgnoreCase("X-Forwarded-For") ? Field.X_FORWARDED_FOR : null;
       case 9 -> name.equalsIgnoreCase("Forwarded") ? Field.FORWARDED
@@ -86,13 +106,7 @@ final class ReplayView implements RequestView {
       case 4 -> name.equalsIgnoreCase("Host") ? Field.HOST : null;
       default -> null;
     };
-    if (f == null) {
-      return null;
-    }
-    if (f == Field.WEBSOCKET) {
-      return websocketUpgrade() ? "websocket" : null;
-    }
-    return r.get(f);
+    return f == null ? Field.SKIP : f;
   }
 
   @Override

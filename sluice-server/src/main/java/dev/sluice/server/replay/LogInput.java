@@ -110,13 +110,7 @@ final class LogInput implements Closeable {
    */
   boolean next(LogRecord r) throws InputException {
     while (true) {
-      int nl = -1;
-      for (int i = pos; i < lim; i++) {
-        if (buf[i] == '\n') {
-          nl = i;
-          break;
-        }
-      }
+      int nl = Bytes.indexOf(buf, pos, lim, (byte) '\n');
       if (nl < 0) {
         if (lim - pos > MAX_LINE) {
           skipLongLine();

@@ -272,6 +272,10 @@ final class TemplateFormat implements LineFormat {
       int e;
       if (k == n - 1 && next.length == 0) {
         e = end;
+      } else if (k == n - 1 && endsWith(b, p, end, next)) {
+        // The last field ends where the line does (nginx's combined: the user agent and its
+        // quote), found without scanning it; a line with more after it is scanned below.
+        e = end - next.length;
       } else {
         e = find(b, p, end, next);
         if (e < 0) {
@@ -301,12 +305,22 @@ final class TemplateFormat implements LineFormat {
   /** Where {@code lit} next appears at or after {@code p}; its first byte is the delimiter. */
   private static int find(byte[] b, int p, int end, byte[] lit) {
     byte first = lit[0];
-    for (int i = p; i < end; i++) {
-      if (b[i] == first && (lit.length == 1 || startsWith(b, i, end, lit))) {
+    int i = p;
+    while (i < end) {
+      i = Bytes.indexOf(b, i, end, first);
+      if (i < 0) {
+        return -1;
+      }
+      if (lit.length == 1 || startsWith(b, i, end, lit)) {
         return i;
       }
+      i++;
     }
     return -1;
+  }
+
+  private static boolean endsWith(byte[] b, int p, int end, byte[] lit) {
+    return end - p >= lit.length && startsWith(b, end - lit.length, end, lit);
   }
 
   private static boolean startsWith(byte[] b, int p, int end, byte[] lit) {

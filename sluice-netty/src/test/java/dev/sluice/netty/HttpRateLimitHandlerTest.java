@@ -1,5 +1,7 @@
 package dev.sluice.netty;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Limit;
@@ -246,7 +248,8 @@ class HttpRateLimitHandlerTest {
     java.util.List<String> seen = new java.util.ArrayList<>();
     RateLimitListener listener = new RateLimitListener() {
       @Override
-      public void decision(String kind, java.util.List<Rule> rules, dev.sluice.core.Decision d) {
+      public void decision(String kind, java.util.List<Rule> rules, dev.sluice.core.Decision d,
+          long nanos) {
         StringBuilder sb = new StringBuilder(d.rule());
         for (int i = 0; i < rules.size(); i++) {
           sb.append(' ').append(rules.get(i).name()).append('=').append(d.refusedBy(i));

@@ -153,8 +153,8 @@ public final class Metrics implements GatewayEvents {
    * its quota on requests a route's rule decides, and showed 0 while it did.
    */
   @Override
-  public void decision(String kind, List<Rule> rules, Decision d) {
-    meters.decision(rules, d);
+  public void decision(String kind, List<Rule> rules, Decision d, long nanos) {
+    meters.decision(kind, rules, d, nanos);
     if (d.degraded()) {
       storeErrorLog(d);
     }
@@ -163,17 +163,6 @@ public final class Metrics implements GatewayEvents {
       if (rule.mode() == Mode.SHADOW && d.refusedBy(i)) {
         shadowLog(kind, rule.name());
       }
-    }
-  }
-
-  /** A decision of one rule (a WebSocket action), counted under the rule that decided. */
-  @Override
-  public void decision(String kind, Decision d) {
-    meters.decision(d);
-    if (d.degraded()) {
-      storeErrorLog(d);
-    } else if (d.allowed() && d.shadowRefused() && d.shadowRule() != null) {
-      shadowLog(kind, d.shadowRule());
     }
   }
 

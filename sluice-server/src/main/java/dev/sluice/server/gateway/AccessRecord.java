@@ -41,21 +41,12 @@ final class AccessRecord {
       c = exchange.view().peer();
     }
     this.client = c;
-    java.time.Instant now = java.time.Clock.systemUTC().instant();
-    this.startMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    this.startMicros = AccessEntry.nowMicros();
     // Only what the resolver may read, and only when it reads anything: replay resolves the
     // client again from these; without a trusted proxy the peer is the client.
-    dev.sluice.policy.TrustSettings t = snapshot.config.trust();
     HttpRequest request = exchange.request();
-    this.forwarding = t != null && (t.hops() > 0 || !t.proxies().isEmpty())
-        ? new AccessEntry.Forwarding(joined(request, "X-Forwarded-For"),
-            joined(request, "Forwarded"), joined(request, "X-Real-IP"))
-        : null;
-  }
-
-  private static String joined(HttpRequest request, String name) {
-    java.util.List<String> lines = request.headers().getAll(name);
-    return lines.isEmpty() ? null : String.join(", ", lines);
+    this.forwarding = AccessEntry.Forwarding.of(snapshot.config.trust(),
+        name -> request.headers().getAll(name));
   }
 
   /** Begins the record of {@code exchange}, or clears the channel's when the log is off. */

@@ -47,8 +47,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   private ChannelHandlerContext ctx;
   private Channel client;
   private Snapshot snap;
-  /** The client's address text for the forwarding headers, from the exchange. */
-  private String peer;
+  /** The client's side of the forwarding headers. */
+  private Forwarding.Peer peer;
 
   private Channel up;
   private boolean connecting;
@@ -93,7 +93,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
       Exchange exchange = Exchange.of(client, request);
       snap = exchange != null && exchange.attachment() instanceof Snapshot pinned ? pinned
           : snapshots.get();
-      peer = exchange != null ? exchange.view().peer() : Forwarding.peerIp(client);
+      peer = Forwarding.peer(client, snap, proto);
       if (exchange != null ? exchange.view().websocketUpgrade()
           : NettyRequestView.isWebSocketUpgrade(request)) {
         relay = new WebSocketRelay(ctx, request, upstream, snap, events, proto);
@@ -133,9 +133,9 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     dropRest = false;
     HttpHeaders h = request.headers();
     Forwarding.stripHopByHop(h);
-    Forwarding.forward(h, peer, proto, upstream.authority);
+    Forwarding.forward(h, peer, upstream.authority);
     HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
-        Forwarding.originForm(request.uri()), h);
+        request.uri(), h);
     AccessRecord access = AccessRecord.of(client);
     if (access != null) {
       access.upstreamSent();

@@ -31,11 +31,14 @@ final class Engine {
   static final String SHADOW = "shadow";
   static final String DEGRADED = "degraded";
   static final String EXEMPT = "exempt";
+  static final String INVALID = "invalid";
+  private static final byte[] INVALID_BYTES = INVALID.getBytes(
+      java.nio.charset.StandardCharsets.US_ASCII);
 
   final Policy policy;
   final ReplayClock clock = new ReplayClock();
   private final RateLimiter limiter;
-  private final ReplayView view = new ReplayView();
+  private final ReplayView view;
   private final MutableDecision decision = new MutableDecision();
   private final Map<Rule, Integer> ruleIndex = new IdentityHashMap<>();
   private final Map<String, Integer> ruleByName = new HashMap<>();
@@ -46,6 +49,7 @@ final class Engine {
     this.policy = policy;
     this.limiter = RateLimiter.of(Store.memory(clock, maxKeys));
     this.listener = listener;
+    this.view = new ReplayView(policy.paths());
     List<String> names = new ArrayList<>();
     List<Long> windows = new ArrayList<>();
     for (Rule rule : policy.rules().values()) {
@@ -74,6 +78,15 @@ final class Engine {
     t.lastMicros = now;
     t.decided++;
     view.reset(r);
+    // The gateway answers these itself (400) and decides nothing: a target its path rule
+    // refuses, and in its own log a line it marked invalid (413, 431, a bad head).
+    if (!view.target().ok() || r.is(Field.OUTCOME, INVALID_BYTES)) {
+      t.invalid++;
+      if (listener != null) {
+        listener.decided(r, INVALID, null, null);
+      }
+      return;
+    }
     Check check = policy.select(view);
     if (check.exempt()) {
       if (check.allowlisted()) {

@@ -87,6 +87,7 @@ final class ReplayReport {
     m.put("exempt", t.exempt);
     m.put("allowlisted", t.allowlisted);
     m.put("noRule", t.unlimited);
+    m.put("invalid", t.invalid);
     List<Object> rules = new ArrayList<>();
     for (int i = 0; i < t.rules.size(); i++) {
       Rule rule = p.rules().get(t.rules.get(i));

@@ -2,6 +2,7 @@ package dev.sluice.server.replay;
 
 import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.policy.RequestTarget;
 import dev.sluice.core.policy.RequestView;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -23,12 +24,17 @@ final class ReplayView implements RequestView {
     }
   }
 
+  private final RequestTarget.Rules rules;
   private LogRecord r;
   private String method;
-  private String target;
-  private int query;
+  private RequestTarget target;
   private ClientAddressResolver resolvedBy;
   private ClientAddress client;
+
+  /** A view whose targets are read by the policy's {@code path:} rules, as the gateway's are. */
+  ReplayView(RequestTarget.Rules rules) {
+    this.rules = rules;
+  }
 
   void reset(LogRecord record) {
     r = record;
@@ -52,20 +58,25 @@ final class ReplayView implements RequestView {
     return method;
   }
 
-  private String target() {
+  /** The logged target read by the one request-path rule the gateway reads it by. */
+  RequestTarget target() {
     if (target == null) {
       String t = r.get(Field.TARGET);
-      target = t == null ? "/" : t;
-      query = target.indexOf('?');
+      target = RequestTarget.parse(t == null ? "/" : t, rules);
     }
     return target;
   }
 
-  /** The target without its query; until core normalises paths, as logged (issue 20). */
+  /** The normalised path the gateway matched and forwarded (the logged one if it refused it). */
   @Override
   public String path() {
-    String t = target();
-    return query < 0 ? t : t.substring(0, query);
+    RequestTarget t = target();
+    if (t.ok()) {
+      return t.path();
+    }
+    String raw = r.get(Field.TARGET);
+    int q = raw == null ? -1 : raw.indexOf('?');
+    return raw == null ? "/" : q < 0 ? raw : raw.substring(0, q);
   }
 
   @Override
@@ -116,11 +127,11 @@ final class ReplayView implements RequestView {
 
   @Override
   public String query(String name) {
-    String t = target();
-    if (query < 0) {
+    String t = target().query();
+    if (t == null) {
       return null;
     }
-    int i = query + 1;
+    int i = 0;
     while (i <= t.length()) {
       int amp = t.indexOf('&', i);
       int end = amp < 0 ? t.length() : amp;

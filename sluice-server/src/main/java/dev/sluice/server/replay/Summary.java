@@ -68,7 +68,7 @@ final class Summary {
         .append(n(p.get("refused"))).append(" refused, ").append(n(p.get("shadowRefused")))
         .append(" shadow-refused, ").append(n(p.get("exempt"))).append(" exempt, ")
         .append(n(p.get("allowlisted"))).append(" allow-listed, ").append(n(p.get("noRule")))
-        .append(" under no rule\n");
+        .append(" under no rule, ").append(n(p.get("invalid"))).append(" invalid\n");
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"RULE", "MODE", "LIMIT", "REQUESTS", "REFUSED", "SHADOW", "CLIENTS",
         "ABOVE", "FIRST REFUSAL"});

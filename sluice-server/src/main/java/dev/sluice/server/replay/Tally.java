@@ -26,6 +26,8 @@ final class Tally {
   long exempt;
   long allowlisted;
   long unlimited;
+  /** Requests the gateway refuses before deciding (a target its path rule refuses). */
+  long invalid;
   long firstMicros = Long.MIN_VALUE;
   long lastMicros = Long.MIN_VALUE;
 
@@ -76,6 +78,7 @@ final class Tally {
     exempt += o.exempt;
     allowlisted += o.allowlisted;
     unlimited += o.unlimited;
+    invalid += o.invalid;
     if (o.firstMicros != Long.MIN_VALUE && (firstMicros == Long.MIN_VALUE
         || o.firstMicros < firstMicros)) {
       firstMicros = o.firstMicros;

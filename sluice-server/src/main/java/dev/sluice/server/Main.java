@@ -143,6 +143,10 @@ public final class Main {
     java.util.Set<String> valued = new java.util.HashSet<>();
     java.util.Set<String> switches = new java.util.HashSet<>();
     Commands.REPLAY.flags().forEach(f -> (f.isSwitch() ? switches : valued).add(f.name()));
+    // The engine's own warnings (forwarding headers no proxy is trusted for) in the server
+    // log's format, on standard error.
+    Log previous = Log.process();
+    Logging.setUp(new Log(err, Log.Level.WARN, Log.Format.TEXT));
     try {
       List<String> logs = new ArrayList<>();
       Map<String, String> o = dev.sluice.server.replay.ReplayCommand.parse(args, valued,
@@ -151,6 +155,8 @@ public final class Main {
           System.console() != null).run(o, logs);
     } catch (dev.sluice.server.replay.ReplayCommand.UsageError e) {
       return usageError(Commands.REPLAY, e.getMessage());
+    } finally {
+      Log.install(previous);
     }
   }
 

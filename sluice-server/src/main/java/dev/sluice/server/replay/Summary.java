@@ -111,7 +111,7 @@ final class Summary {
       for (Map<String, Object> c : top) {
         t.add(new String[] {(String) c.get("client"), n(c.get("refused")),
             n(c.get("shadowRefused")), n(c.get("requests")),
-            c.get("peak") + " " + c.get("peakRule"), String.valueOf(c.get("peakTime")),
+            peak(c.get("peak")) + " " + c.get("peakRule"), String.valueOf(c.get("peakTime")),
             c.get("firstRefusal") + " " + c.get("firstRule"),
             "~" + c.get("userAgents") + (Boolean.TRUE.equals(c.get("shared"))
                 ? " (shared address?)" : "")});
@@ -154,6 +154,11 @@ final class Summary {
       }
       sb.append(line.toString().stripTrailing()).append('\n');
     }
+  }
+
+  private static String peak(Object v) {
+    double d = ((Number) v).doubleValue();
+    return d == Math.rint(d) ? n((long) d) : String.format(Locale.ROOT, "%.1f", d);
   }
 
   static String n(Object v) {

@@ -27,7 +27,10 @@ public interface DecisionListener {
   /** Checking {@code rules} threw: a bug, never a limit; each rule's onStoreError answered. */
   default void decisionFailed(String kind, List<Rule> rules, Throwable error) {}
 
-  /** A refusal started a ban on store key {@code key}; follows {@link #decision}. */
+  /**
+   * A refusal started a ban on {@code key}, the key text ({@link Rule#keyText}: the dimension
+   * values without the rule name, as admin tools list and take keys); follows {@link #decision}.
+   */
   default void banApplied(String kind, Decision decision, String key) {}
 
   /** A request skipped every rule because its client is on the policy's {@code allow} list. */

@@ -300,7 +300,7 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       Rule rule, Identity who, Decision d, long start) {
     listener.decision(RateLimitListener.WS_ACTION, List.of(rule), d, System.nanoTime() - start);
     if (d.banApplied()) {
-      listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyFor(who));
+      listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyText(who));
     }
     if (d.allowed()) {
       ctx.fireChannelRead(frame);

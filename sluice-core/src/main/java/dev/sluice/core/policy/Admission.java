@@ -227,7 +227,7 @@ public final class Admission {
     listener.decision(o.kind, o.check.rules(), d, nanos);
     if (d.banApplied()) {
       Rule rule = ruleNamed(o.check.rules(), d.rule());
-      listener.banApplied(o.kind, d, rule == null ? null : rule.keyFor(o.check.identity()));
+      listener.banApplied(o.kind, d, rule == null ? null : rule.keyText(o.check.identity()));
     }
   }
 

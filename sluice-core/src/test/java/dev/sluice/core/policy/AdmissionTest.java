@@ -214,7 +214,7 @@ class AdmissionTest {
     a.admit(Req.get("/api/x"), DecisionListener.HTTP);
     a.admit(Req.get("/api/x"), DecisionListener.HTTP);
     a.admit(Req.get("/api/x"), DecisionListener.HTTP);
-    assertThat(events).containsExactly("http api allowed", "http api refused", "ban api:192.0.2.1",
+    assertThat(events).containsExactly("http api allowed", "http api refused", "ban 192.0.2.1",
         "http api refused");
   }
 }

@@ -286,6 +286,17 @@ public final class Metrics implements GatewayEvents {
         .tag("rule", k).register(registry)).increment();
   }
 
+  /** Decisions the store could not answer, since start. */
+  public long storeErrors() {
+    return meters.storeErrors();
+  }
+
+  /** Requests {@code rule} made wait for their token (its {@code delay}), for the console. */
+  public long delayedCount(String rule) {
+    Counter c = delayed.get(rule);
+    return c == null ? 0 : (long) c.count();
+  }
+
   @Override
   public void generated(int status) {
     meters.generated(status);

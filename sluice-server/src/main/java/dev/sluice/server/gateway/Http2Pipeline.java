@@ -2,6 +2,7 @@ package dev.sluice.server.gateway;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -42,6 +43,13 @@ final class Http2Pipeline {
 
   /** Streams one connection may have open at once; each may hold an upstream connection. */
   static final int MAX_CONCURRENT_STREAMS = 100;
+  /** Bytes of one HTTP/2 connection read per turn of its event loop. */
+  static final int READ_BYTES = 16 * 1024;
+  /** Streams a client may reset in {@link #RESET_WINDOW_SECONDS} before GOAWAY (Netty: 200/30 s). */
+  static final int MAX_RESETS = 100;
+  static final int RESET_WINDOW_SECONDS = 10;
+  /** Control frames (RST_STREAM, PING and SETTINGS answers) queued for a client that does not read. */
+  static final int MAX_QUEUED_CONTROL_FRAMES = 1000;
 
   private static final byte[] PREFACE =
       "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -59,10 +67,18 @@ final class Http2Pipeline {
         p.remove(name);
       }
     }
+    // A flood on one connection (rapid reset, CVE-2023-44487) must not hold its event loop: each
+    // turn of the loop reads at most READ_BYTES of it, so its other connections are served in
+    // between, and a client past its budget of resets, or that does not read the control frames
+    // it provokes, is cut off with GOAWAY (docs/bench/gateway.md, "rapid reset").
+    p.channel().config().setRecvByteBufAllocator(
+        new AdaptiveRecvByteBufAllocator(512, 4096, READ_BYTES)).setMaxMessagesPerRead(1);
     p.addLast("h2", Http2FrameCodecBuilder.forServer()
             .initialSettings(Http2Settings.defaultSettings()
                 .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                 .maxHeaderListSize(maxHeaderBytes))
+            .decoderEnforceMaxRstFramesPerWindow(MAX_RESETS, RESET_WINDOW_SECONDS)
+            .encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES)
             .build())
         .addLast("h2-streams", new Http2MultiplexHandler(
             new ChannelInitializer<Http2StreamChannel>() {

@@ -72,12 +72,12 @@ class MetricsTest {
       Decision d = limiter.check(r, Identity.ip("1.2.3.4"));
       metrics.decision("ws-action", List.of(r), d, 0);
       if (d.banApplied()) {
-        metrics.banApplied("ws-action", d, r.keyFor(Identity.ip("1.2.3.4")));
+        metrics.banApplied("ws-action", d, r.keyText(Identity.ip("1.2.3.4")));
       }
     }
     assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_bans_total{rule=\"chat\"} 1\n");
     assertThat(lines).containsExactly(
-        "WARN ban applied rule=chat key=chat:1.2.3.4 limit=chat length=30s kind=ws-action");
+        "WARN ban applied rule=chat key=1.2.3.4 limit=chat length=30s kind=ws-action");
   }
 
   @Test

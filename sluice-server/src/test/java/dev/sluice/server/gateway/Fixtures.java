@@ -159,6 +159,11 @@ final class Fixtures {
 
     /** A gateway deciding with {@code limiter}, or with an in-memory store when it is null. */
     Harness(PolicyConfig config, URI upstream, RateLimiter limiter) {
+      this(config, upstream, limiter, 2);
+    }
+
+    /** The same on {@code threads} I/O loops. */
+    Harness(PolicyConfig config, URI upstream, RateLimiter limiter, int threads) {
       this.limiter = limiter != null ? limiter : RateLimiter.of(Store.memory(ticker, 10_000));
       this.config = new AtomicReference<>(config);
       this.gateway = Gateway.builder()
@@ -168,7 +173,7 @@ final class Fixtures {
           .limiter(this.limiter)
           .events(events)
           .ticker(ticker)
-          .threads(2)
+          .threads(threads)
           .start();
     }
 

@@ -16,7 +16,7 @@ final class LoggingSection {
     if (m == null) {
       return LoggingSettings.defaults();
     }
-    LoggingSettings.Access access = m.get("access", "off, common or json", text -> {
+    LoggingSettings.Access access = m.get("access", "off, common, combined or json", text -> {
       switch (text.trim().toLowerCase(Locale.ROOT)) {
         case "off", "false" -> {
           return LoggingSettings.Access.OFF;
@@ -24,10 +24,13 @@ final class LoggingSection {
         case "common" -> {
           return LoggingSettings.Access.COMMON;
         }
+        case "combined" -> {
+          return LoggingSettings.Access.COMBINED;
+        }
         case "json" -> {
           return LoggingSettings.Access.JSON;
         }
-        default -> throw new IllegalArgumentException("off, common or json");
+        default -> throw new IllegalArgumentException("off, common, combined or json");
       }
     }, LoggingSettings.Access.OFF);
     String file = m.get("accessFile", "a file path, or - for standard output", text -> {

@@ -45,6 +45,8 @@ class LoggingSectionTest {
         .logging()).isEqualTo(new LoggingSettings(LoggingSettings.Access.COMMON, null));
     assertThat(load(RULE + "logging: { access: common }\n", null).config().logging())
         .isEqualTo(new LoggingSettings(LoggingSettings.Access.COMMON, null));
+    assertThat(load(RULE + "logging: { access: combined }\n", null).config().logging())
+        .isEqualTo(new LoggingSettings(LoggingSettings.Access.COMBINED, null));
     // YAML 1.1 reads a bare off as false; both mean no access log.
     assertThat(load(RULE + "logging: { access: off }\n", null).config().logging().access())
         .isEqualTo(LoggingSettings.Access.OFF);
@@ -55,7 +57,7 @@ class LoggingSectionTest {
     assertThatThrownBy(() -> load(RULE + "logging:\n  access: apache\n  file: x\n", null))
         .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(
             e.errors().stream().map(ConfigError::toString).toList()).containsExactly(
-                "p.yaml:6: logging.access : \"apache\" (expected: off, common or json)",
+                "p.yaml:6: logging.access : \"apache\" (expected: off, common, combined or json)",
                 "p.yaml:7: logging.file : unknown key (expected: one of access, accessFile)"));
   }
 

@@ -142,8 +142,34 @@ final class Commands {
           "KEY is the key as listed and as the ban log line prints it: the rule's dimension",
           "values joined by ':', such as 203.0.113.7 or user-42:203.0.113.7."));
 
+  static final Command REPLAY = new Command("replay", "LOG...",
+      List.of("run access logs through a policy with the real engine, on the logs' clock, and",
+          "show whom it would have refused; exit 0 done, 1 a log could not be read, 2 an",
+          "invalid policy"),
+      List.of(
+          new Flag("--config", "FILE", "the policy to try (default: the embedded default, "
+              + "seed 000)"),
+          new Flag("--compare", "FILE", "a second policy, decided on the same lines: who is "
+              + "refused by one", "and not the other"),
+          new Flag("--format", "FORMAT", "auto (default: from each log's first line), combined, "
+              + "common, json", "(Sluice's), envoy, 'nginx:LOG_FORMAT', 'envoy:FORMAT', or",
+              "'json:time=KEY,client=KEY,path=KEY,...'"),
+          new Flag("--json", "", "print the result as JSON instead of the summary"),
+          new Flag("--report", "FILE", "also write a self-contained HTML report with charts"),
+          new Flag("--suggest", "SHARE", "per rule, the limit that would have refused at most "
+              + "SHARE of", "its clients (0.1% or 0.001), from their peaks within its window"),
+          new Flag("--threads", "N", "split the clients into N partitions replayed in "
+              + "parallel (default 1;", "every rule must be keyed by ip)"),
+          new Flag("--top", "N", "refused clients listed (default 10)"),
+          new Flag("--max-clients", "N", "clients counted at once (default: the policy's "
+              + "store.maxKeys)"),
+          new Flag("--quiet", "", "no progress line on standard error")),
+      List.of("LOG is a file (gzip is read as such) or - for standard input; several are merged",
+          "by time. Lines that do not parse are counted and the first few shown. The store is",
+          "always the in-memory one with the policy's key cap. Docs: docs/REPLAY.md."));
+
   /** Every subcommand, in the order the help lists them. */
-  static final List<Command> ALL = List.of(SERVE, CHECK, MODERATE, ADMIN);
+  static final List<Command> ALL = List.of(SERVE, CHECK, MODERATE, ADMIN, REPLAY);
 
   static final List<Variable> ENVIRONMENT = List.of(
       new Variable("LIMIT_CONNECT_BURST, LIMIT_CONNECT_RATE", "WebSocket connects: 120 burst, "

@@ -21,7 +21,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The {@code sluice} command: {@code serve} (the default), {@code check}, {@code moderate},
- * {@code --help}, {@code --version}.
+ * {@code admin}, {@code replay}, {@code --help}, {@code --version}.
  *
  * <p>Exit codes: 0 success; 1 the server could not start (a port in use, a store that cannot be
  * opened, Redis refusing the credentials); 2 the policy is invalid; 64 the command line is wrong
@@ -40,11 +40,19 @@ public final class Main {
   private final PrintStream out;
   private final PrintStream err;
   private final Map<String, String> env;
+  private final java.io.InputStream stdin;
 
   public Main(PrintStream out, PrintStream err, Map<String, String> env) {
+    this(out, err, env, System.in);
+  }
+
+  /** A command line reading {@code stdin} where a command reads standard input (replay's -). */
+  public Main(PrintStream out, PrintStream err, Map<String, String> env,
+      java.io.InputStream stdin) {
     this.out = out;
     this.err = err;
     this.env = env;
+    this.stdin = stdin;
   }
 
   public static void main(String[] args) {
@@ -111,6 +119,8 @@ public final class Main {
           return check(parseCheck(rest));
         case "admin":
           return new AdminCommand(out, err, env).run(rest);
+        case "replay":
+          return replay(rest);
         case "moderate":
           try {
             return new ModerateCommand(out, err).run(rest);
@@ -125,6 +135,28 @@ public final class Main {
     } catch (UsageException e) {
       err.println("sluice: " + e.getMessage());
       return USAGE;
+    }
+  }
+
+  /** {@code sluice replay}: its flags from the command table, the logs after them. */
+  private int replay(List<String> args) {
+    java.util.Set<String> valued = new java.util.HashSet<>();
+    java.util.Set<String> switches = new java.util.HashSet<>();
+    Commands.REPLAY.flags().forEach(f -> (f.isSwitch() ? switches : valued).add(f.name()));
+    // The engine's own warnings (forwarding headers no proxy is trusted for) in the server
+    // log's format, on standard error.
+    Log previous = Log.process();
+    Logging.setUp(new Log(err, Log.Level.WARN, Log.Format.TEXT));
+    try {
+      List<String> logs = new ArrayList<>();
+      Map<String, String> o = dev.sluice.server.replay.ReplayCommand.parse(args, valued,
+          switches, logs);
+      return new dev.sluice.server.replay.ReplayCommand(out, err, env, stdin,
+          System.console() != null).run(o, logs);
+    } catch (dev.sluice.server.replay.ReplayCommand.UsageError e) {
+      return usageError(Commands.REPLAY, e.getMessage());
+    } finally {
+      Log.install(previous);
     }
   }
 

@@ -21,6 +21,8 @@ final class AccessRecord {
   private final Snapshot snapshot;
   private final Exchange exchange;
   private final String client;
+  private final long startMicros;
+  private final AccessEntry.Forwarding forwarding;
   private int status;
   private long bytes;
   private long upstreamSent = -1;
@@ -39,6 +41,12 @@ final class AccessRecord {
       c = exchange.view().peer();
     }
     this.client = c;
+    this.startMicros = AccessEntry.nowMicros();
+    // Only what the resolver may read, and only when it reads anything: replay resolves the
+    // client again from these; without a trusted proxy the peer is the client.
+    HttpRequest request = exchange.request();
+    this.forwarding = AccessEntry.Forwarding.of(snapshot.config.trust(),
+        name -> request.headers().getAll(name));
   }
 
   /** Begins the record of {@code exchange}, or clears the channel's when the log is off. */
@@ -102,8 +110,12 @@ final class AccessRecord {
     } else {
       outcome = "allowed";
     }
+    io.netty.handler.codec.http.HttpHeaders h = request.headers();
+    String host = h.get("Host");
     return new AccessEntry(System.currentTimeMillis(), client, request.method().name(),
         request.uri(), status, bytes, exchange.route(), rule, outcome, upstreamMicros,
-        snapshot.config.logging());
+        snapshot.config.logging(), startMicros, request.protocolVersion().text(),
+        h.get("Referer"), h.get("User-Agent"), exchange.view().peer(),
+        host != null ? host : h.get(":authority"), forwarding, exchange.view().websocketUpgrade());
   }
 }

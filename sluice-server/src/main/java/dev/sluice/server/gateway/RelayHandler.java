@@ -89,6 +89,8 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   private ChannelHandlerContext ctx;
   private Channel client;
   private RequestHead head;
+  /** When the current request was decided (epoch microseconds), for the access log; or -1. */
+  private long decidedMicros = -1;
   private Forwarding.Peer peer;
   private InetAddress peerAddress;
   private final HeadWriter writer = new HeadWriter();
@@ -277,6 +279,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     sentBytes = 0;
     outcome = null;
     moderated = null;
+    decidedMicros = -1;
     if (head.contentLength() > snap.gateway.maxBodyBytes()) {
       answer(413, "the request body may be at most " + snap.gateway.maxBodyBytes() + " bytes",
           true);
@@ -298,6 +301,8 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     }
     peer = new Forwarding.Peer(peer.ip(), snap.config.policy().clientAddress()
         .trustsPeer(peerAddress), proto);
+    // For the access log: the time the request was decided, which sluice replay decides it at.
+    decidedMicros = snap.accessLog ? AccessEntry.nowMicros() : -1;
     admitted(snap.admission.admit(head, DecisionListener.HTTP));
   }
 
@@ -675,10 +680,13 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     } catch (RuntimeException e) {
       clientText = peer.ip();
     }
+    String host = head.header("host");
     return new AccessEntry(System.currentTimeMillis(), clientText, head.method(),
         head.target() == null ? "-" : head.target().forwardTarget(), status, sentBytes,
         o == null ? null : o.route(), rule, result, forwarded ? up.upstreamMicros() : -1,
-        snap.config.logging());
+        snap.config.logging(), decidedMicros, head.http10() ? "HTTP/1.0" : "HTTP/1.1",
+        head.header("referer"), head.header("user-agent"), peer.ip(), host,
+        AccessEntry.Forwarding.of(snap.config.trust(), head::headers), false);
   }
 
   /** Goes on with what the client sent while its exchange was in flight. */

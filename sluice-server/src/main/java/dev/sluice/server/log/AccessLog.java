@@ -38,10 +38,15 @@ import java.util.function.Consumer;
  * that cannot be opened is reported once, at ERROR, until it opens again).
  *
  * <p>{@code common}: the Common Log Format's fields, then Sluice's:
- * {@code 203.0.113.7 - - [01/Jun/2025:12:00:00 +0000] "GET /api/x" 429 52 route=api
- * rule=api outcome=refused upstream_ms=-}. {@code json}: one object a line with {@code ts},
- * {@code client}, {@code method}, {@code path}, {@code status}, {@code bytes}, {@code route},
- * {@code rule}, {@code outcome}, {@code upstream_ms}.
+ * {@code 203.0.113.7 - - [01/Jun/2025:12:00:00 +0000] "GET /api/x HTTP/1.1" 429 52 route=api
+ * rule=api outcome=refused upstream_ms=-}; {@code combined} adds {@code "referer" "user agent"}
+ * after the bytes, as nginx's and Apache's {@code combined} do, so their parsers read it.
+ * {@code json}: one object a line with {@code ts}, {@code client}, {@code method}, {@code path},
+ * {@code status}, {@code bytes}, {@code route}, {@code rule}, {@code outcome},
+ * {@code upstream_ms}, then what {@code sluice replay} reads to decide again: {@code start} (the
+ * request's arrival, with microseconds), {@code protocol}, {@code peer}, {@code host},
+ * {@code referer}, {@code user_agent}, {@code websocket}, and the forwarding headers
+ * ({@code x_forwarded_for}, {@code forwarded}, {@code x_real_ip}) when a proxy is trusted.
  */
 public final class AccessLog implements Consumer<AccessEntry>, AutoCloseable {
 
@@ -120,7 +125,8 @@ public final class AccessLog implements Consumer<AccessEntry>, AutoCloseable {
 
   private void write(AccessEntry e) {
     LoggingSettings s = e.settings();
-    String line = Secrets.mask(s.access() == LoggingSettings.Access.JSON ? json(e) : common(e));
+    String line = Secrets.mask(s.access() == LoggingSettings.Access.JSON ? json(e)
+        : s.access() == LoggingSettings.Access.COMBINED ? combined(e) : common(e));
     if (s.accessFile() == null) {
       closeFile();
       stdout.println(line);
@@ -180,11 +186,25 @@ public final class AccessLog implements Consumer<AccessEntry>, AutoCloseable {
   }
 
   static String common(AccessEntry e) {
-    StringBuilder sb = new StringBuilder(160).append(plain(e.client())).append(" - - [")
-        .append(CLF.format(Instant.ofEpochMilli(e.epochMillis()))).append("] \"")
-        .append(plain(e.method())).append(' ').append(quoted(e.path())).append("\" ")
-        .append(e.status()).append(' ').append(e.bytes())
-        .append(" route=").append(plain(e.route())).append(" rule=").append(plain(e.rule()))
+    return clf(e, false);
+  }
+
+  static String combined(AccessEntry e) {
+    return clf(e, true);
+  }
+
+  /** CLF's request field is the request line: {@code "METHOD TARGET PROTOCOL"}. */
+  private static String clf(AccessEntry e, boolean combined) {
+    StringBuilder sb = new StringBuilder(combined ? 240 : 160).append(plain(e.client()))
+        .append(" - - [").append(CLF.format(Instant.ofEpochMilli(e.epochMillis()))).append("] \"")
+        .append(plain(e.method())).append(' ').append(quoted(e.path())).append(' ')
+        .append(e.protocol() == null ? "HTTP/1.1" : plain(e.protocol())).append("\" ")
+        .append(e.status()).append(' ').append(e.bytes());
+    if (combined) {
+      sb.append(" \"").append(e.referer() == null ? "-" : quoted(e.referer())).append("\" \"")
+          .append(e.userAgent() == null ? "-" : quoted(e.userAgent())).append('"');
+    }
+    sb.append(" route=").append(plain(e.route())).append(" rule=").append(plain(e.rule()))
         .append(" outcome=").append(e.outcome()).append(" upstream_ms=");
     if (e.upstreamMicros() < 0) {
       sb.append('-');
@@ -209,7 +229,38 @@ public final class AccessLog implements Consumer<AccessEntry>, AutoCloseable {
     } else {
       sb.append(String.format(Locale.ROOT, "%.3f", e.upstreamMicros() / 1000.0));
     }
+    if (e.startMicros() >= 0) {
+      long s = Math.floorDiv(e.startMicros(), 1_000_000L);
+      long us = Math.floorMod(e.startMicros(), 1_000_000L);
+      String t = Instant.ofEpochSecond(s).toString();
+      sb.append(",\"start\":\"").append(t, 0, t.length() - 1).append('.')
+          .append(String.format(Locale.ROOT, "%06d", us)).append("Z\"");
+    }
+    if (e.protocol() != null) {
+      sb.append(",\"protocol\":");
+      Json.quote(sb, e.protocol(), false);
+    }
+    optional(sb, "peer", e.peer());
+    optional(sb, "host", e.host());
+    optional(sb, "referer", e.referer());
+    optional(sb, "user_agent", e.userAgent());
+    if (e.websocket()) {
+      sb.append(",\"websocket\":true");
+    }
+    if (e.forwarding() != null) {
+      optional(sb, "x_forwarded_for", e.forwarding().xForwardedFor());
+      optional(sb, "forwarded", e.forwarding().forwarded());
+      optional(sb, "x_real_ip", e.forwarding().xRealIp());
+    }
     return sb.append('}').toString();
+  }
+
+  /** A field written only when present, so a log without proxies stays short. */
+  private static void optional(StringBuilder sb, String name, String v) {
+    if (v != null) {
+      sb.append(",\"").append(name).append("\":");
+      Json.quote(sb, v, false);
+    }
   }
 
   private static StringBuilder nullable(StringBuilder sb, String v) {

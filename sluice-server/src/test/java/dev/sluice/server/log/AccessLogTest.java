@@ -24,10 +24,33 @@ class AccessLogTest {
   @Test
   void common_isClfThenSluicesFields_withClientTextEscaped() {
     assertThat(AccessLog.common(entry("/api/x", "refused", -1))).isEqualTo(
-        "203.0.113.7 - - [01/Jun/2025:12:00:00 +0000] \"GET /api/x\" 429 52 route=api rule=api "
-            + "outcome=refused upstream_ms=-");
+        "203.0.113.7 - - [01/Jun/2025:12:00:00 +0000] \"GET /api/x HTTP/1.1\" 429 52 route=api "
+            + "rule=api outcome=refused upstream_ms=-");
     assertThat(AccessLog.common(entry("/a\"b\\c\n", "allowed", 1500)))
-        .contains("\"GET /a\\x22b\\x5cc\\x0a\"").endsWith("upstream_ms=1.500");
+        .contains("\"GET /a\\x22b\\x5cc\\x0a HTTP/1.1\"").endsWith("upstream_ms=1.500");
+  }
+
+  /** Issue 20 item 13: combined is common plus referer and user agent, where parsers look. */
+  @Test
+  void combined_isCommonThenRefererAndUserAgent_thenSluicesFields() {
+    AccessEntry e = new AccessEntry(T, "203.0.113.7", "GET", "/api/x", 200, 5, "api", "api",
+        "allowed", -1, COMMON, T * 1000 + 456, "HTTP/2.0", null, "curl/8.5 \"x\"",
+        "10.0.0.1", "example.com", null, false);
+    assertThat(AccessLog.combined(e)).isEqualTo("203.0.113.7 - - [01/Jun/2025:12:00:00 +0000] "
+        + "\"GET /api/x HTTP/2.0\" 200 5 \"-\" \"curl/8.5 \\x22x\\x22\" route=api rule=api "
+        + "outcome=allowed upstream_ms=-");
+  }
+
+  @Test
+  void json_carriesWhatReplayNeeds_startPeerHeadersAndForwarding() {
+    AccessEntry e = new AccessEntry(T, "198.51.100.9", "GET", "/a", 101, 0, "ws", "connect",
+        "allowed", -1, COMMON, T * 1000 + 456, "HTTP/1.1", "https://r/", "ua", "10.0.0.1",
+        "example.com", new AccessEntry.Forwarding("198.51.100.9, 10.0.0.1", null, null), true);
+    assertThat(AccessLog.json(e)).endsWith("\"upstream_ms\":null,"
+        + "\"start\":\"2025-06-01T12:00:00.123456Z\",\"protocol\":\"HTTP/1.1\","
+        + "\"peer\":\"10.0.0.1\",\"host\":\"example.com\",\"referer\":\"https://r/\","
+        + "\"user_agent\":\"ua\",\"websocket\":true,"
+        + "\"x_forwarded_for\":\"198.51.100.9, 10.0.0.1\"}");
   }
 
   @Test

@@ -1,0 +1,172 @@
+package dev.sluice.server.replay;
+
+import dev.sluice.core.address.ClientAddress;
+import dev.sluice.core.address.ClientAddressResolver;
+import dev.sluice.core.policy.RequestTarget;
+import dev.sluice.core.policy.RequestView;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A logged request as the policy reads it: method, path, the headers the log has (forwarding
+ * headers, User-Agent, Referer, Host), the query string, and the peer. Reused for every line;
+ * the client address is resolved once per line.
+ */
+final class ReplayView implements RequestView {
+
+  private static final String[] METHODS = {"GET", "POST", "HEAD", "PUT", "DELETE", "PATCH",
+      "OPTIONS"};
+  private static final byte[][] METHOD_BYTES = new byte[METHODS.length][];
+
+  static {
+    for (int i = 0; i < METHODS.length; i++) {
+      METHOD_BYTES[i] = METHODS[i].getBytes(StandardCharsets.US_ASCII);
+    }
+  }
+
+  private final RequestTarget.Rules rules;
+  private LogRecord r;
+  private String method;
+  private RequestTarget target;
+  private ClientAddressResolver resolvedBy;
+  private ClientAddress client;
+
+  /** A view whose targets are read by the policy's {@code path:} rules, as the gateway's are. */
+  ReplayView(RequestTarget.Rules rules) {
+    this.rules = rules;
+  }
+
+  void reset(LogRecord record) {
+    r = record;
+    method = null;
+    target = null;
+    resolvedBy = null;
+    client = null;
+  }
+
+  @Override
+  public String method() {
+    if (method == null) {
+      for (int i = 0; i < METHODS.length; i++) {
+        if (r.is(Field.METHOD, METHOD_BYTES[i])) {
+          return method = METHODS[i];
+        }
+      }
+      String m = r.get(Field.METHOD);
+      method = m == null ? "GET" : m;
+    }
+    return method;
+  }
+
+  /** The logged target read by the one request-path rule the gateway reads it by. */
+  RequestTarget target() {
+    if (target == null) {
+      String t = r.get(Field.TARGET);
+      target = RequestTarget.parse(t == null ? "/" : t, rules);
+    }
+    return target;
+  }
+
+  /** The normalised path the gateway matched and forwarded (the logged one if it refused it). */
+  @Override
+  public String path() {
+    RequestTarget t = target();
+    if (t.ok()) {
+      return t.path();
+    }
+    String raw = r.get(Field.TARGET);
+    int q = raw == null ? -1 : raw.indexOf('?');
+    return raw == null ? "/" : q < 0 ? raw : raw.substring(0, q);
+  }
+
+  @Override
+  public List<String> headers(String name) {
+    String v = header(name);
+    return v == null ? List.of() : List.of(v);
+  }
+
+  /** Names asked, by identity: the resolver asks with the same few string constants. */
+  private final java.util.IdentityHashMap<String, Field> names = new java.util.IdentityHashMap<>();
+
+  @Override
+  public String header(String name) {
+    Field f = names.get(name);
+    if (f == null) {
+      f = field(name);
+      if (names.size() < 64) {
+        names.put(name, f);
+      }
+    }
+    if (f == Field.SKIP) {
+      return null;
+    }
+    if (f == Field.WEBSOCKET) {
+      return websocketUpgrade() ? "websocket" : null;
+    }
+    return r.get(f);
+  }
+
+  private static Field field(String name) {
+    Field f = switch (name.length()) {
+      case 15 -> name.equalsIgnoreCase("X-Forwarded-For") ? Field.X_FORWARDED_FOR : null;
+      case 9 -> name.equalsIgnoreCase("Forwarded") ? Field.FORWARDED
+          : name.equalsIgnoreCase("X-Real-IP") ? Field.X_REAL_IP : null;
+      case 10 -> name.equalsIgnoreCase("User-Agent") ? Field.USER_AGENT : null;
+      case 7 -> name.equalsIgnoreCase("Referer") ? Field.REFERER
+          : name.equalsIgnoreCase("Upgrade") ? Field.WEBSOCKET : null;
+      case 4 -> name.equalsIgnoreCase("Host") ? Field.HOST : null;
+      default -> null;
+    };
+    return f == null ? Field.SKIP : f;
+  }
+
+  @Override
+  public String cookie(String name) {
+    return null;
+  }
+
+  @Override
+  public String query(String name) {
+    String t = target().query();
+    if (t == null) {
+      return null;
+    }
+    int i = 0;
+    while (i <= t.length()) {
+      int amp = t.indexOf('&', i);
+      int end = amp < 0 ? t.length() : amp;
+      int eq = t.indexOf('=', i);
+      int keyEnd = eq < 0 || eq > end ? end : eq;
+      if (keyEnd - i == name.length() && t.startsWith(name, i)) {
+        return keyEnd == end ? "" : t.substring(keyEnd + 1, end);
+      }
+      if (amp < 0) {
+        break;
+      }
+      i = amp + 1;
+    }
+    return null;
+  }
+
+  /** The socket peer: the logged peer when the log has one apart, else the logged address. */
+  @Override
+  public String peer() {
+    String p = r.get(Field.PEER);
+    return p != null ? p : r.get(Field.ADDR);
+  }
+
+  /** Logged as an upgrade ({@code websocket}, {@code $http_upgrade}), or answered 101. */
+  @Override
+  public boolean websocketUpgrade() {
+    return r.websocket || r.status == 101;
+  }
+
+  @Override
+  public ClientAddress clientAddress(ClientAddressResolver resolver) {
+    if (resolvedBy != resolver) {
+      client = resolver.resolve(peer(), this::headers);
+      resolvedBy = resolver;
+    }
+    return client;
+  }
+}

@@ -42,6 +42,11 @@
 #                  one of a million clients per request: a new key nearly every time
 #   (k) sluice-redis-keys   (j) on the Redis of (f): (f) with a key per request (all of (f)'s
 #                  requests come from one address, one key, which Redis batches write once)
+#   (l) sluice-flood   one client flooding a limited route: a token bucket of 1 that refills one a
+#                  day, so nearly every request is refused (429, answered by the gateway alone)
+#   (m) nginx-flood    the same flood against nginx limit_req (rate=1r/m burst=1 nodelay,
+#                  limit_req_status 429); goal: sluice-flood >= 1.3x its requests/s and <= 0.8x
+#                  its CPU per refusal. For (l) and (m) the 429s are the answer, not errors.
 #
 # CPU (the machine has 2 cores; everything is pinned with taskset, and every proxy gets exactly
 # the same): the server under test owns core SERVER_CPU, and wrk runs on core CLIENT_CPU.
@@ -240,7 +245,10 @@ measure() { # name round
   P50[$name]+="$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")") "
   P99[$name]+="$p99 "
   CPU[$name]+="$cpu "
-  ERRS[$name]=$(( ${ERRS[$name]:-0} + ${non2xx:-0} + ${sock:-0} ))
+  case "$name" in
+    *-flood) ERRS[$name]=$(( ${ERRS[$name]:-0} + ${sock:-0} )) ;;   # 429s are the answer here
+    *) ERRS[$name]=$(( ${ERRS[$name]:-0} + ${non2xx:-0} + ${sock:-0} )) ;;
+  esac
   log "$name round $2: $rps req/s, p99 $p99 ms, $cpu us CPU/request," \
     "load $(cut -d' ' -f1 /proc/loadavg)"
 }
@@ -274,6 +282,16 @@ CPUPIDS[direct]="$up_pid $(pgrep -P "$up_pid" | tr '\n' ' ')"
   echo "  - {name: all, rules: [huge]}"
 } >"$work/never-refuses.yaml"
 printf '# No rule at all: the gateway only proxies.\nversion: 1\n' >"$work/passthrough.yaml"
+{
+  echo "# One request a day per client: a flood from one address is refused (429) at once."
+  echo "version: 1"
+  echo "rules:"
+  echo "  flood:"
+  echo "    limits:"
+  echo "      - {type: token-bucket, burst: 1, refill: 1, period: 1d}"
+  echo "routes:"
+  echo "  - {name: all, rules: [flood]}"
+} >"$work/flood.yaml"
 # The same limit keyed on a header that keys.lua sets to a random one of a million clients per
 # request, so that a batch of Redis decisions rarely meets a key twice.
 sed 's/^rules:$/dimensions:\n  client: header:X-Client\nrules:/; s/^  huge:$/  huge:\n    key: client/' \
@@ -306,6 +324,7 @@ start_sluice() { # name policy [jar]
 }
 start_sluice sluice-limits "$work/never-refuses.yaml"
 start_sluice sluice-passthrough "$work/passthrough.yaml"
+start_sluice sluice-flood "$work/flood.yaml"
 if [ -n "${BASELINE_JAR:-}" ]; then
   [ -f "$BASELINE_JAR" ] || die "BASELINE_JAR=$BASELINE_JAR: no such file"
   start_sluice base-sluice-limits "$work/never-refuses.yaml" "$BASELINE_JAR"
@@ -374,6 +393,29 @@ log "nginx-limit_req on 127.0.0.1:$px_port (pid $px_pid)"
 URL[nginx-limit_req]="http://127.0.0.1:$px_port/"
 CPUPIDS[nginx-limit_req]="$px_pid $(pgrep -P "$px_pid" | tr '\n' ' ')"
 
+# ---- (m) nginx limit_req refusing a flood -------------------------------------------------------
+fl_port="$(free_port)"
+fl_dir="$(nginx_conf flood "  limit_req_zone \$binary_remote_addr zone=flood:10m rate=1r/m;
+  limit_req_status 429;
+  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
+  server {
+    listen 127.0.0.1:$fl_port reuseport backlog=4096;
+    location / {
+      limit_req zone=flood burst=1 nodelay;
+      proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection \"\";
+      proxy_set_header Host \$host;
+      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+    }
+  }")"
+fl_pid="$(start_nginx "$fl_dir" "$SERVER_CPU")"
+pids+=("$fl_pid")
+wait_http "http://127.0.0.1:$fl_port/" || die "the nginx flood target did not start; see $fl_dir/logs"
+log "nginx-flood on 127.0.0.1:$fl_port (pid $fl_pid)"
+URL[nginx-flood]="http://127.0.0.1:$fl_port/"
+CPUPIDS[nginx-flood]="$fl_pid $(pgrep -P "$fl_pid" | tr '\n' ' ')"
+
 # ---- (e) nginx proxy_pass alone -----------------------------------------------------------------
 pp_port="$(free_port)"
 pp_dir="$(nginx_conf passthrough "  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
@@ -406,7 +448,8 @@ URL[netty-relay]="http://127.0.0.1:$nr_port/"
 CPUPIDS[netty-relay]="$nr_pid"
 
 # ---- runs -------------------------------------------------------------------------------------
-targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay)
+targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay
+  sluice-flood nginx-flood)
 if [ "${REDIS:-1}" = 1 ]; then
   targets+=(sluice-redis sluice-limits-256 sluice-redis-delayed-256 sluice-limits-keys
     sluice-redis-keys)
@@ -445,7 +488,8 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 # ---- report -----------------------------------------------------------------------------------
 declare -A M
 # Every known target, measured or not (TARGETS), so that a ratio to one left out reads n/a.
-for t in direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay sluice-redis \
+for t in direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay \
+  sluice-flood nginx-flood sluice-redis \
   sluice-limits-256 sluice-redis-delayed-256 sluice-limits-keys sluice-redis-keys \
   "${targets[@]}"; do
   RPS[$t]="${RPS[$t]:-}" P50[$t]="${P50[$t]:-}" P99[$t]="${P99[$t]:-}" CPU[$t]="${CPU[$t]:-}"
@@ -494,6 +538,11 @@ echo "goal 2, sluice with limits >= 1.00 x nginx limit_req: requests/s $ngx ($(v
 p99x="$(ratio "$(median "${P99[sluice-limits]}")" "$(median "${P99[nginx-limit_req]}")")"
 echo "goal 2b, sluice with limits p99 <= 1.5 x nginx limit_req's: $p99x" \
   "($(awk -v r="$p99x" 'BEGIN { print (r + 0 <= 1.5) ? "met" : "missed" }'))"
+flood="$(ratio "${M[sluice-flood]}" "${M[nginx-flood]}")"
+cpu_flood="$(ratio "$(median "${CPU[sluice-flood]}")" "$(median "${CPU[nginx-flood]}")")"
+echo "goal 6, sluice refusing a flood >= 1.30 x nginx limit_req refusing it: requests/s $flood" \
+  "($(verdict "$flood" 1.30)); CPU per refusal $cpu_flood x nginx's" \
+  "($(awk -v r="$cpu_flood" 'BEGIN { print r == "n/a" ? "n/a" : (r + 0 <= 0.8) ? "met" : "missed" }'))"
 pass="$(ratio "${M[sluice-passthrough]}" "${M[nginx-proxy_pass]}")"
 cpu_pass="$(ratio "$(median "${CPU[nginx-proxy_pass]}")" "$(median "${CPU[sluice-passthrough]}")")"
 echo "goal 3, sluice passthrough >= 1.00 x nginx proxy_pass: requests/s $pass ($(verdict "$pass" 1.00));" \

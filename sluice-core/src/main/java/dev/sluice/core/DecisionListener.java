@@ -20,7 +20,8 @@ public interface DecisionListener {
 
   /**
    * {@code rules} were checked for one request ({@link Decision#refusedBy(int)} indexes them) and
-   * the decision took {@code nanos} from asking the store to the answer.
+   * the decision took {@code nanos} from asking the store to the answer (-1 when not measured: a
+   * local store's decision takes less than timing it would).
    */
   default void decision(String kind, List<Rule> rules, Decision decision, long nanos) {}
 

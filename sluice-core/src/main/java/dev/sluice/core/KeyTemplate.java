@@ -22,10 +22,13 @@ final class KeyTemplate {
 
   private final String source;
   private final String[] dimensions;
+  /** The same names as a list, made once: every request's identity reads it. */
+  private final java.util.List<String> dimensionList;
 
   private KeyTemplate(String source, String[] dimensions) {
     this.source = source;
     this.dimensions = dimensions;
+    this.dimensionList = java.util.List.of(dimensions);
   }
 
   static KeyTemplate parse(String template) {
@@ -145,7 +148,7 @@ final class KeyTemplate {
 
   /** The dimension names, in order. */
   java.util.List<String> dimensions() {
-    return java.util.List.of(dimensions);
+    return dimensionList;
   }
 
   /** The dimension names, in order; the array is never modified. */

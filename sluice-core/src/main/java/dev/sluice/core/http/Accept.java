@@ -1,7 +1,6 @@
 package dev.sluice.core.http;
 
 import java.util.List;
-import java.util.Locale;
 
 /** {@code Accept} negotiation between the JSON body and the HTML page of a generated response. */
 public final class Accept {
@@ -35,48 +34,114 @@ public final class Accept {
     }
   }
 
-  /** The quality the most specific matching range of {@code header} gives {@code type/sub}. */
+  /**
+   * The quality the most specific matching range of {@code header} gives {@code type/sub}. Read
+   * in place (a refusal answers every request of a flood, and reads its {@code Accept}): no
+   * string is made. A quality that is not an RFC 9110 qvalue ({@code 0.8}, {@code 1}) counts as 0.
+   */
   static double quality(String header, String type, String sub) {
     double best = 0;
     int specificity = -1;
-    for (String range : header.split(",", 64)) {
-      String[] parts = range.split(";", 16);
-      String media = parts[0].trim().toLowerCase(Locale.ROOT);
-      int slash = media.indexOf('/');
-      if (slash < 0) {
-        continue;
+    int n = header.length();
+    int ranges = 0;
+    for (int i = 0; i <= n && ranges < 64; ranges++) {
+      int end = header.indexOf(',', i);
+      if (end < 0) {
+        end = n;
       }
-      String t = media.substring(0, slash);
-      String s = media.substring(slash + 1);
-      int spec;
-      if (t.equals(type) && s.equals(sub)) {
-        spec = 2;
-      } else if (t.equals(type) && s.equals("*")) {
-        spec = 1;
-      } else if (t.equals("*") && s.equals("*")) {
-        spec = 0;
-      } else {
-        continue;
-      }
-      double q = 1;
-      for (int i = 1; i < parts.length; i++) {
-        String p = parts[i].trim();
-        if (p.length() > 2 && (p.charAt(0) == 'q' || p.charAt(0) == 'Q') && p.charAt(1) == '=') {
-          try {
-            q = Double.parseDouble(p.substring(2).trim());
-          } catch (NumberFormatException e) {
-            q = 0;
-          }
-          if (!(q >= 0 && q <= 1)) {
-            q = 0;
-          }
+      int semi = indexOf(header, ';', i, end);
+      int ms = skipOws(header, i, semi < 0 ? end : semi);
+      int me = trimOws(header, ms, semi < 0 ? end : semi);
+      int slash = indexOf(header, '/', ms, me);
+      if (slash >= 0) {
+        int spec = spec(header, ms, slash, me, type, sub);
+        if (spec > specificity) {
+          specificity = spec;
+          best = semi < 0 ? 1 : q(header, semi, end);
         }
       }
-      if (spec > specificity) {
-        specificity = spec;
-        best = q;
-      }
+      i = end + 1;
     }
     return best;
+  }
+
+  /** 2: type/sub, 1: type/*, 0: * /*, -1: no match (case ignored). */
+  private static int spec(String h, int ms, int slash, int me, String type, String sub) {
+    boolean typeIs = slash - ms == type.length() && h.regionMatches(true, ms, type, 0, slash - ms);
+    int ss = slash + 1;
+    boolean star = me - ss == 1 && h.charAt(ss) == '*';
+    if (typeIs && me - ss == sub.length() && h.regionMatches(true, ss, sub, 0, me - ss)) {
+      return 2;
+    }
+    if (typeIs && star) {
+      return 1;
+    }
+    return slash - ms == 1 && h.charAt(ms) == '*' && star ? 0 : -1;
+  }
+
+  /** The last {@code q=} parameter in {@code [from, to)}, 1 without one, 0 when malformed. */
+  private static double q(String h, int from, int to) {
+    double q = 1;
+    int p = from;
+    int params = 0;
+    while (p < to && params++ < 16) {
+      int next = indexOf(h, ';', p + 1, to);
+      int ps = skipOws(h, p + 1, next < 0 ? to : next);
+      int pe = trimOws(h, ps, next < 0 ? to : next);
+      if (pe - ps > 2 && (h.charAt(ps) == 'q' || h.charAt(ps) == 'Q') && h.charAt(ps + 1) == '=') {
+        q = qvalue(h, skipOws(h, ps + 2, pe), pe);
+      }
+      p = next < 0 ? to : next;
+    }
+    return q;
+  }
+
+  /** RFC 9110 12.4.2: {@code 0[.ddd]} or {@code 1[.000]}; anything else is 0. */
+  private static double qvalue(String h, int from, int to) {
+    if (from >= to || (h.charAt(from) != '0' && h.charAt(from) != '1')) {
+      return 0;
+    }
+    int whole = h.charAt(from) - '0';
+    if (to - from == 1) {
+      return whole;
+    }
+    if (h.charAt(from + 1) != '.' || to - from > 5) {
+      return 0;
+    }
+    int frac = 0;
+    int scale = 1;
+    for (int i = from + 2; i < to; i++) {
+      char c = h.charAt(i);
+      if (c < '0' || c > '9') {
+        return 0;
+      }
+      frac = frac * 10 + (c - '0');
+      scale *= 10;
+    }
+    double v = whole + (double) frac / scale;
+    return v > 1 ? 0 : v;
+  }
+
+  private static int indexOf(String s, char c, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (s.charAt(i) == c) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static int skipOws(String s, int from, int to) {
+    while (from < to && (s.charAt(from) == ' ' || s.charAt(from) == '\t')) {
+      from++;
+    }
+    return from;
+  }
+
+  private static int trimOws(String s, int from, int to) {
+    while (to > from && (s.charAt(to - 1) == ' ' || s.charAt(to - 1) == '\t')) {
+      to--;
+    }
+    return to;
   }
 }

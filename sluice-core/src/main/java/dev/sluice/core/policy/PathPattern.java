@@ -39,33 +39,58 @@ final class PathPattern {
     return trimmed.isEmpty() ? new String[0] : trimmed.split("/", -1);
   }
 
-  /** Matches a path split by {@link #segments}. */
-  boolean matches(String[] path) {
-    return match(path, 0, 0);
+  /**
+   * Matches a path normalised by {@link RequestTarget}, read in place: a segment is the text
+   * between two slashes, and an empty one (a trailing slash) ends the path. No string is made.
+   */
+  boolean matches(String path) {
+    return match(path, skipSlashes(path, 0), 0);
   }
 
-  private boolean match(String[] path, int p, int s) {
+  /** {@code pos}: where the path's next segment starts ({@code path.length()} when none is left). */
+  private boolean match(String path, int pos, int s) {
+    int n = path.length();
     if (s == segments.length) {
-      return p == path.length;
+      return pos >= n;
     }
     if (segments[s].equals("**")) {
-      for (int i = p; i <= path.length; i++) {
-        if (match(path, i, s + 1)) {
+      for (int q = pos; ; ) {
+        if (match(path, q, s + 1)) {
           return true;
         }
+        if (q >= n) {
+          return false;
+        }
+        int slash = path.indexOf('/', q);
+        q = slash < 0 ? n : skipSlashes(path, slash);
       }
+    }
+    if (pos >= n) {
       return false;
     }
-    return p < path.length && glob(segments[s], path[p], ignoreCase)
-        && match(path, p + 1, s + 1);
+    int end = path.indexOf('/', pos);
+    if (end < 0) {
+      end = n;
+    }
+    return glob(segments[s], path, pos, end, ignoreCase)
+        && match(path, skipSlashes(path, end), s + 1);
   }
 
-  private static boolean glob(String pattern, String text, boolean ignoreCase) {
+  private static int skipSlashes(String path, int i) {
+    while (i < path.length() && path.charAt(i) == '/') {
+      i++;
+    }
+    return i;
+  }
+
+  /** Whether {@code text[from, to)} matches the glob {@code pattern} ({@code *}: any run). */
+  private static boolean glob(String pattern, String text, int from, int to,
+      boolean ignoreCase) {
     int p = 0;
-    int t = 0;
+    int t = from;
     int star = -1;
     int mark = 0;
-    while (t < text.length()) {
+    while (t < to) {
       if (p < pattern.length() && pattern.charAt(p) != '*'
           && same(pattern.charAt(p), text.charAt(t), ignoreCase)) {
         p++;
@@ -101,28 +126,6 @@ final class PathPattern {
   /** A pattern that matches in either case, for a case-insensitive route. */
   PathPattern ignoringCase() {
     return ignoreCase ? this : new PathPattern(source, segments, true);
-  }
-
-  /**
-   * The segments of a path normalised by {@link RequestTarget} (no empty or dot segment is left
-   * to resolve). Bounded: at most 256 segments are kept.
-   */
-  static String[] segments(String normalizedPath) {
-    String path = normalizedPath == null ? "/" : normalizedPath;
-    java.util.ArrayList<String> out = new java.util.ArrayList<>();
-    int start = path.startsWith("/") ? 1 : 0;
-    int n = path.length();
-    while (start < n && out.size() < 256) {
-      int end = path.indexOf('/', start);
-      if (end < 0) {
-        end = n;
-      }
-      if (end > start) {
-        out.add(path.substring(start, end));
-      }
-      start = end + 1;
-    }
-    return out.toArray(new String[0]);
   }
 
   @Override

@@ -84,7 +84,7 @@ public final class Policy {
     String method = request.method() == null ? "" : request.method().toUpperCase(Locale.ROOT);
     // Adapters pass the path RequestTarget normalised (the one they forward); for one that did
     // not, this makes the same path of it (a scan, and the same string, when it is normal).
-    String[] path = PathPattern.segments(RequestTarget.normalizePath(request.path(), paths));
+    String path = RequestTarget.normalizePath(request.path(), paths);
     boolean upgrade = request.websocketUpgrade();
     if (!allow.isEmpty() && allow.contains(request.clientAddress(clientAddress))) {
       return Check.allowlistedCheck();

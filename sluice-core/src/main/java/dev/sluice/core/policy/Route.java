@@ -112,7 +112,7 @@ public final class Route {
     return from;
   }
 
-  boolean matches(String method, String[] path, boolean upgrade, RequestView request,
+  boolean matches(String method, String path, boolean upgrade, RequestView request,
       ClientAddressResolver resolver) {
     if (!matches(method, path, upgrade)) {
       return false;
@@ -159,7 +159,7 @@ public final class Route {
     return false;
   }
 
-  boolean matches(String method, String[] path, boolean upgrade) {
+  boolean matches(String method, String path, boolean upgrade) {
     if (websocket != null && websocket != upgrade) {
       return false;
     }

@@ -10,8 +10,9 @@ import dev.sluice.core.http.Headers;
 final class FieldWriter implements Headers {
 
   private final HeadWriter out;
-  private final String[] names = new String[8];
-  private final byte[][] encoded = new byte[8][];
+  /** Room for every name an answer writes (its own, the limit headers, CORS) many times over. */
+  private final String[] names = new String[32];
+  private final byte[][] encoded = new byte[32][];
 
   FieldWriter(HeadWriter out) {
     this.out = out;

@@ -92,6 +92,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   /** When the current request was decided (epoch microseconds), for the access log; or -1. */
   private long decidedMicros = -1;
   private Forwarding.Peer peer;
+  /** The peer as the policy trusts it or not: made once per connection, picked per request. */
+  private Forwarding.Peer untrustedPeer;
+  private Forwarding.Peer trustedPeer;
   private InetAddress peerAddress;
   private final HeadWriter writer = new HeadWriter();
   private final FieldWriter fieldWriter = new FieldWriter(writer);
@@ -156,7 +159,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
         ? inet.getAddress() : null;
     String ip = Forwarding.peerIp(client);
     head = new RequestHead(peerAddress, ip);
-    peer = new Forwarding.Peer(ip, false, proto);
+    untrustedPeer = new Forwarding.Peer(ip, false, proto);
+    trustedPeer = new Forwarding.Peer(ip, true, proto);
+    peer = untrustedPeer;
     armHeadTimer();
   }
 
@@ -299,8 +304,8 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       hold(null);
       return;
     }
-    peer = new Forwarding.Peer(peer.ip(), snap.config.policy().clientAddress()
-        .trustsPeer(peerAddress), proto);
+    peer = snap.config.policy().clientAddress().trustsPeer(peerAddress) ? trustedPeer
+        : untrustedPeer;
     // For the access log: the time the request was decided, which sluice replay decides it at.
     decidedMicros = snap.accessLog ? AccessEntry.nowMicros() : -1;
     admitted(snap.admission.admit(head, DecisionListener.HTTP));

@@ -40,6 +40,8 @@ final class ScriptedUpstream implements AutoCloseable {
 
   final List<String> heads = new CopyOnWriteArrayList<>();
   final AtomicInteger accepted = new AtomicInteger();
+  /** Connections that ended (the gateway closed them, or the script did). */
+  final AtomicInteger ended = new AtomicInteger();
   private final ServerSocket server;
 
   ScriptedUpstream() throws IOException {
@@ -122,6 +124,8 @@ final class ScriptedUpstream implements AutoCloseable {
       }
     } catch (IOException e) {
       // the client went away
+    } finally {
+      ended.incrementAndGet();
     }
   }
 

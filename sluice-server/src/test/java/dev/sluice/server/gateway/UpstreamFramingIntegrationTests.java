@@ -46,7 +46,18 @@ class UpstreamFramingIntegrationTests {
     }
   }
 
-  private void nextRequestIsAnsweredOnANewConnection(int before) throws IOException {
+  /**
+   * The connection of the exchange that broke ends (the gateway closed it: the upstream sees it
+   * end), and the next request is answered by the upstream on a new one.
+   */
+  private void brokenConnectionEnds_andTheNextRequestGetsANewOne(int endedBefore)
+      throws Exception {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (upstream.ended.get() == endedBefore && System.nanoTime() < deadline) {
+      Thread.sleep(5);   // the close is on its way: a condition awaited, not a time
+    }
+    assertThat(upstream.ended.get()).as("the broken connection ended").isGreaterThan(endedBefore);
+    int before = upstream.accepted.get();
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("GET /static/next HTTP/1.1\r\nHost: x\r\n\r\n");
       String r = c.readResponse();
@@ -64,20 +75,21 @@ class UpstreamFramingIntegrationTests {
         new String[] {"GET /static/both HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 502 Bad Gateway"},
         new String[] {"GET /static/te-identity HTTP/1.1\r\nHost: x\r\n\r\n",
             "HTTP/1.1 502 Bad Gateway"})) {
+      int ended = upstream.ended.get();
       assertThat(http1(c[0])).as(c[0]).isEqualTo(c[1]);
-      int connections = upstream.accepted.get();
-      nextRequestIsAnsweredOnANewConnection(connections);
+      brokenConnectionEnds_andTheNextRequestGetsANewOne(ended);
     }
   }
 
   /** A chunked body that breaks after its head went out: the client's connection is cut. */
   @Test
   void http1_brokenChunkedResponse_cutsTheClient_andTheUpstreamConnection() throws Exception {
+    int ended = upstream.ended.get();
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("GET /static/broken-chunked HTTP/1.1\r\nHost: x\r\n\r\n");
       assertThat(c.closedByServer()).isTrue();
     }
-    nextRequestIsAnsweredOnANewConnection(upstream.accepted.get());
+    brokenConnectionEnds_andTheNextRequestGetsANewOne(ended);
   }
 
   /** curl over h2c (prior knowledge), one connection: the status of each URL, in order. */

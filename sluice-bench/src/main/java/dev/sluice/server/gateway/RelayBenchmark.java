@@ -1,0 +1,92 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.core.Limit;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.Ticker;
+import dev.sluice.core.policy.Policy;
+import dev.sluice.core.policy.Route;
+import dev.sluice.policy.PolicyConfig;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The HTTP/1.1 relay's refused path, its user-space work alone: one client flooding a limited
+ * route, each request read from a buffer as if it had arrived, decided by the in-memory store,
+ * answered with its 429, the answer taken from the channel and released. No socket and no
+ * kernel: what the relay itself costs per refusal, and what it allocates ({@code -prof gc}:
+ * {@code gc.alloc.rate.norm}, bytes per refusal). In the gateway's package, for its
+ * package-private handler. The gateway benchmark (load/gateway-bench.sh, targets sluice-flood and
+ * nginx-flood) measures the same path through the kernel against nginx.
+ *
+ * <pre>
+ * mvn -q -B -DskipTests -pl sluice-bench -am package
+ * java -jar sluice-bench/target/benchmarks.jar RelayBenchmark -prof gc
+ * </pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+// Netty recycles its buffer and write objects on its own (FastThreadLocal) threads only: the
+// benchmark's thread is given the same, or their allocations would be counted, which an event
+// loop never makes.
+@Fork(value = 1, jvmArgsAppend = "-Dio.netty.recycler.batchFastThreadLocalOnly=false")
+public class RelayBenchmark {
+
+  private EmbeddedChannel channel;
+  private ByteBuf request;
+
+  @Setup
+  public void setup() {
+    Policy policy = Policy.builder()
+        .rule(Rule.builder("flood").limit(Limit.tokenBucket("flood", 1, 1, Duration.ofDays(1)))
+            .build())
+        .route(Route.builder("all").rule("flood").build())
+        .build();
+    PolicyConfig config = PolicyConfig.of(policy);
+    RateLimiter limiter = RateLimiter.of(Store.memory(Ticker.system(), 100_000));
+    Snapshot.Source snapshots = new Snapshot.Source(() -> config, limiter, GatewayEvents.none());
+    Upstream up = Upstream.of(URI.create("http://127.0.0.1:9"));
+    channel = new EmbeddedChannel(new RelayHandler(snapshots, GatewayEvents.none(), up,
+        new UpstreamPool(up, false), null, "http", p -> { }));
+    channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
+    byte[] bytes = ("GET /api/analysis/x HTTP/1.1\r\nHost: sluice.example\r\n"
+        + "User-Agent: wrk\r\nAccept: */*\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    request = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+    refuse();   // the one token: later requests are refused
+  }
+
+  @Benchmark
+  public int refuse() {
+    channel.writeInbound(request.retainedDuplicate());
+    ByteBuf answer = channel.readOutbound();
+    int n = answer.readableBytes();
+    answer.release();
+    return n;
+  }
+
+  @TearDown
+  public void tearDown() {
+    channel.finishAndReleaseAll();
+    request.release();
+  }
+}

@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.RedisProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -127,7 +128,7 @@ class AdminIncidentsIntegrationTests {
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!admin("GET", path).body().contains("\"remaining\":1")) {
       assertThat(System.nanoTime()).as("a token within 10 s").isLessThan(until);
-      RedisServer.pause(20);
+      RedisProcess.pause(20);
     }
   }
 
@@ -186,7 +187,7 @@ class AdminIncidentsIntegrationTests {
 
   @Test
   void redisStore_banListedLiftedAndReset() throws Exception {
-    RedisServer redis = RedisServer.start(RedisServer.freePort());
+    RedisProcess redis = RedisProcess.start();
     open.add(redis);
     serve(String.join("\n", "store:", "  uri: redis://127.0.0.1:" + redis.port,
         "  deadline: 2s", "  startupWait: 30s", ""));
@@ -323,7 +324,7 @@ class AdminIncidentsIntegrationTests {
     assertThat(sluice(Map.of(), "admin", "--admin", at, "frobnicate").code()).isEqualTo(2);
     assertThat(sluice(Map.of(), "admin", "--admin", at, "show", "login", "only-one").code())
         .as("a key the server refuses: 400").isEqualTo(2);
-    int dead = RedisServer.freePort();
+    int dead = RedisProcess.freePort();
     Run unreachable = sluice(Map.of(), "admin", "--admin", "127.0.0.1:" + dead, "bans");
     assertThat(unreachable.code()).isEqualTo(3);
     assertThat(unreachable.err()).contains("cannot reach 127.0.0.1:" + dead);

@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.RedisProcess;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -107,7 +108,7 @@ class RlsServeIntegrationTests {
 
   @Test
   void twoInstancesOnOneRedis_shareOneLimitExactly() throws Exception {
-    RedisServer redis = RedisServer.start(RedisServer.freePort());
+    RedisProcess redis = RedisProcess.start();
     closing.add(redis);
     Path file = dir.resolve("policy.yaml");
     Files.writeString(file, policy(10));

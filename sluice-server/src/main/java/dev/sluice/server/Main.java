@@ -6,6 +6,7 @@ import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyFormat;
 import dev.sluice.policy.PolicyLoader;
+import dev.sluice.policy.RlsSettings;
 import dev.sluice.server.log.Logging;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -232,8 +233,21 @@ public final class Main {
         : env.get("SLUICE_ADMIN_TOKEN_FILE") != null
             && !env.get("SLUICE_ADMIN_TOKEN_FILE").isBlank()
             ? env.get("SLUICE_ADMIN_TOKEN_FILE").trim() : null;
+    String checkApi = null;
+    if (o.containsKey("--check-api")) {
+      try {
+        checkApi = RlsSettings.checkApiPlace(o.get("--check-api"));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--check-api : \"" + o.get("--check-api") + "\" (expected: "
+            + e.getMessage() + ")");
+      }
+      if (!List.of("off", "admin", "gateway").contains(checkApi)) {
+        hostPort("--check-api", checkApi, "127.0.0.1");
+      }
+    }
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
-        ioThreads, rls, dryRun, token == null ? null : Path.of(token), tls(o, upstream));
+        ioThreads, rls, dryRun, token == null ? null : Path.of(token), tls(o, upstream),
+        checkApi);
   }
 
   /** The process's log from {@code --log-level}/{@code --log-format} or their variables. */

@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import com.google.protobuf.Duration;
 import dev.sluice.core.Limit;
@@ -105,12 +105,12 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
     return new CheckRequest(r.getDomain(), ds, Integer.toUnsignedLong(r.getHitsAddend()));
   }
 
-  static RateLimitResponse toResponse(List<dev.sluice.server.rls.Status> statuses,
+  static RateLimitResponse toResponse(List<dev.sluice.rls.Status> statuses,
       RlsSettings settings) {
     RateLimitResponse.Builder b = RateLimitResponse.newBuilder();
     boolean over = false;
-    dev.sluice.server.rls.Status tightest = null;
-    for (dev.sluice.server.rls.Status s : statuses) {
+    dev.sluice.rls.Status tightest = null;
+    for (dev.sluice.rls.Status s : statuses) {
       DescriptorStatus.Builder ds = DescriptorStatus.newBuilder()
           .setCode(s.overLimit() ? Code.OVER_LIMIT : Code.OK);
       if (s.limit() != null) {

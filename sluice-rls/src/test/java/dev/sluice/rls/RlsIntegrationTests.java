@@ -1,8 +1,8 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
-import static dev.sluice.server.rls.Rls.d;
-import static dev.sluice.server.rls.Rls.hits;
-import static dev.sluice.server.rls.Rls.req;
+import static dev.sluice.rls.Rls.d;
+import static dev.sluice.rls.Rls.hits;
+import static dev.sluice.rls.Rls.req;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,7 +6,6 @@ import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
-import dev.sluice.server.NodeScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import com.google.protobuf.UInt64Value;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;

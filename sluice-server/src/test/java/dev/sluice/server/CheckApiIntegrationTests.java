@@ -2,9 +2,9 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.ByteArrayOutputStream;

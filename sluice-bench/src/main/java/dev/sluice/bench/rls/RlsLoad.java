@@ -1,10 +1,10 @@
 package dev.sluice.bench.rls;
 
 import dev.sluice.bench.redis.Histogram;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitResponse;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;

@@ -3,14 +3,20 @@ package dev.sluice.core;
 import java.util.List;
 
 /**
- * What an adapter reports about its decisions, for metrics and logs; the servlet filter calls it
- * and {@code sluice-micrometer}'s binder implements it, so neither depends on the other. Called
- * on request threads: implementations must not block.
+ * What an adapter reports about its decisions, for metrics and logs: the one listener of the
+ * admission step ({@link dev.sluice.core.policy.Admission}), which every adapter calls, so the
+ * gateway, the Netty handlers, the servlet filter and the Spring starter report alike;
+ * {@code sluice-micrometer}'s binder implements it. Called on request threads and I/O threads:
+ * implementations must not block. Every method does nothing by default.
  */
 public interface DecisionListener {
 
   /** An HTTP request's decision. */
   String HTTP = "http";
+  /** A WebSocket upgrade's decision (the connect rules). */
+  String WS_CONNECT = "ws-connect";
+  /** A WebSocket message's decision (a per-action rule). */
+  String WS_ACTION = "ws-action";
 
   /**
    * {@code rules} were checked for one request ({@link Decision#refusedBy(int)} indexes them) and
@@ -21,10 +27,22 @@ public interface DecisionListener {
   /** Checking {@code rules} threw: a bug, never a limit; each rule's onStoreError answered. */
   default void decisionFailed(String kind, List<Rule> rules, Throwable error) {}
 
-  /** A refusal started a ban on store key {@code key}; follows {@link #decision}. */
+  /**
+   * A refusal started a ban on {@code key}, the key text ({@link Rule#keyText}: the dimension
+   * values without the rule name, as admin tools list and take keys); follows {@link #decision}.
+   */
   default void banApplied(String kind, Decision decision, String key) {}
 
-  /** The adapter answered by itself with {@code status} (429, 503). */
+  /** A request skipped every rule because its client is on the policy's {@code allow} list. */
+  default void allowlisted(String kind) {}
+
+  /**
+   * A request that {@code rule} refused waits for its token instead (the rule's {@code delay});
+   * its final decision is reported by {@link #decision} when the wait ends.
+   */
+  default void delayed(String kind, String rule) {}
+
+  /** The adapter answered by itself with {@code status} (429, 503, 413...). */
   default void generated(int status) {}
 
   /** A listener that ignores everything. */
@@ -57,6 +75,20 @@ public interface DecisionListener {
       public void banApplied(String kind, Decision decision, String key) {
         for (DecisionListener l : each) {
           l.banApplied(kind, decision, key);
+        }
+      }
+
+      @Override
+      public void allowlisted(String kind) {
+        for (DecisionListener l : each) {
+          l.allowlisted(kind);
+        }
+      }
+
+      @Override
+      public void delayed(String kind, String rule) {
+        for (DecisionListener l : each) {
+          l.delayed(kind, rule);
         }
       }
 

@@ -21,12 +21,12 @@ public final class FakeTicker implements Ticker {
     return nanos.get();
   }
 
-  FakeTicker advance(Duration d) {
+  public FakeTicker advance(Duration d) {
     nanos.addAndGet(d.toNanos());
     return this;
   }
 
-  FakeTicker advanceNanos(long n) {
+  public FakeTicker advanceNanos(long n) {
     nanos.addAndGet(n);
     return this;
   }

@@ -2,8 +2,8 @@ package dev.sluice.netty;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.RateLimiter;
-import dev.sluice.core.Rule;
-import dev.sluice.core.policy.Check;
+import dev.sluice.core.policy.Admission;
+import dev.sluice.core.policy.Admission.Outcome;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -18,9 +18,8 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -44,12 +43,16 @@ import java.util.function.Supplier;
  *       shadow rule adds no limit headers.
  *   <li>Refused by a rule with a {@code delay} when the token is due within it: the request
  *       waits on a timer of the channel's event loop (reads paused, nothing blocked) and is
- *       decided again when the token is due; see {@link #delay}.
- *   <li>Allow-listed clients ({@link Check#allowlisted()}) pass unchecked and are reported.
+ *       decided again when the token is due; see {@link Admission}.
+ *   <li>Allow-listed clients ({@link dev.sluice.core.policy.Check#allowlisted()}) pass unchecked and are reported.
  *   <li>CORS preflights pass unchecked unless the settings limit them.
  *   <li>A check that throws is a bug: it is reported to the listener and the rules' {@code
  *       OnStoreError} decides, as for a store that cannot answer.
  * </ul>
+ *
+ * <p>What to do with a request is core's one admission step ({@link Admission}), the same the
+ * gateway's byte relay and the servlet filter call: this handler reads the request for it and
+ * writes what it says.
  *
  * <p>With a remote store (Redis) the event loop never waits: the decision is asked for
  * asynchronously, reads pause ({@link ReadGate#LIMIT}) and what was already read is held until it
@@ -66,23 +69,6 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   /** The decision of the latest request on the channel; null when exempt or unlimited. */
   public static final AttributeKey<Decision> DECISION = AttributeKey.valueOf("sluice.decision");
 
-  /**
-   * A decision already made for the channel's next request by a handler in front of this one
-   * (the gateway's byte relay, which hands refused requests here to be answered or delayed).
-   * Taken once, instead of asking the limiter, when that request selects limits.
-   */
-  public static final AttributeKey<Decision> PRESET = AttributeKey.valueOf("sluice.preset");
-
-  /**
-   * Like {@link #PRESET}, a decision that failed: the next request is reported and decided as
-   * if its own decision had thrown this (each rule's onStoreError), without asking the limiter.
-   */
-  public static final AttributeKey<Throwable> PRESET_FAILURE =
-      AttributeKey.valueOf("sluice.presetFailure");
-
-  /** The shortest wait, so that a refusal due "now" cannot spin the event loop. */
-  private static final long MIN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
   private final RateLimiter limiter;
   private final Supplier<HttpRateLimitSettings> settings;
   private final RateLimitListener listener;
@@ -90,8 +76,13 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private final Backlog backlog = new Backlog(ReadGate.LIMIT);
   private boolean discarding;
   private boolean closed;
-  /** The request waiting for its token, if any: one at most, as reads pause while it waits. */
-  private Delayed delayed;
+  /** The admission of the settings last read, rebuilt when they change. */
+  private HttpRateLimitSettings admitted;
+  private Admission admission;
+  /** The request waiting (for its token, or for a remote store), if any: one at most. */
+  private Outcome waiting;
+  private HttpRequest waitingRequest;
+  private ScheduledFuture<?> timer;
 
   public HttpRateLimitHandler(RateLimiter limiter, Supplier<HttpRateLimitSettings> settings,
       RateLimitListener listener) {
@@ -135,192 +126,77 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
     Exchange exchange = Exchange.ofOrBegin(ctx.channel(), request);
-    Decision preset = ctx.channel().hasAttr(PRESET) ? ctx.channel().attr(PRESET).getAndSet(null)
-        : null;
-    Throwable presetFailure = ctx.channel().hasAttr(PRESET_FAILURE)
-        ? ctx.channel().attr(PRESET_FAILURE).getAndSet(null) : null;
     HttpRateLimitSettings s = exchange.http() != null ? exchange.http() : settings.get();
-    if (!s.limitPreflights() && RateLimitAnswers.isPreflight(request)) {
-      ctx.channel().attr(DECISION).set(null);
-      pending.add(RateLimitAnswers.NO_HEADERS);
-      ctx.fireChannelRead(request);
-      return;
-    }
     NettyRequestView view = exchange.view();
     String kind = view.websocketUpgrade() ? RateLimitListener.WS_CONNECT : RateLimitListener.HTTP;
-    Check check = null;
-    try {
-      check = s.selector().apply(view);
-      exchange.route(check == null ? null : check.route());
-      if (check == null || check.exempt()) {
-        if (check != null && check.allowlisted()) {
-          listener.allowlisted(kind);
-        }
-        decided(ctx, request, s, kind, check, null);
-      } else if (presetFailure != null) {
-        failed(ctx, request, s, kind, check, presetFailure);
-      } else if (preset != null) {
-        decided(ctx, request, s, kind, check, preset);
-      } else if (limiter.store().isLocal()) {
-        decided(ctx, request, s, kind, check, check.apply(limiter));
-      } else {
-        await(ctx, request, s, kind, check, check.applyAsync(limiter).toCompletableFuture());
+    Outcome o = admission(s).admit(view, kind);
+    exchange.route(o.route());
+    apply(ctx, request, s, o);
+  }
+
+  private Admission admission(HttpRateLimitSettings s) {
+    if (s != admitted) {
+      admission = Admission.builder().limiter(limiter).selector(s.selector())
+          .responses(s.responses()).listener(listener).delays(s.delays()).build();
+      admitted = s;
+    }
+    return admission;
+  }
+
+  /** Does what the admission step said; waits (reads paused, later messages held) when told. */
+  private void apply(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      Outcome o) {
+    switch (o.action()) {
+      case PENDING -> {
+        wait(ctx, request, o);
+        o.stage().whenComplete((done, e) -> ctx.executor().execute(() -> resume(ctx, s, done)));
       }
-    } catch (RuntimeException e) {
-      failed(ctx, request, s, kind, check, e);
+      case DELAY -> {
+        wait(ctx, request, o);
+        Admission a = admission;
+        timer = ctx.executor().schedule(() -> resume(ctx, s, a.redecide(o)), o.delayNanos(),
+            TimeUnit.NANOSECONDS);
+      }
+      case FORWARD -> {
+        ctx.channel().attr(DECISION).set(o.decision());
+        pending.add(o.limitHeaders() ? new RateLimitAnswers.Pending(o.decision(), s)
+            : RateLimitAnswers.NO_HEADERS);
+        ctx.fireChannelRead(request);
+      }
+      default -> refuse(ctx, request, s, o);
     }
   }
 
-  /**
-   * Writes the limit headers an allowed response of {@code check} gets for {@code decision}, as
-   * this handler adds them: none when no rule decided, for a shadow rule, or when the settings
-   * turn both header families off. For handlers that write responses as bytes.
-   */
-  public static void writeLimitHeaders(Decision decision, Check check, HttpRateLimitSettings s,
-      dev.sluice.core.http.Headers out) {
-    if (RateLimitAnswers.headersFor(decision, check, s) instanceof RateLimitAnswers.Pending) {
-      dev.sluice.core.http.LimitHeaders.write(decision, s.rateLimitHeaders(), s.ietfHeaders(),
-          out);
-    }
-  }
-
-  /**
-   * Waits for a remote store without blocking the event loop: reads pause, later messages are
-   * held, and the decision is applied on the channel's own loop when it arrives. A channel that
-   * closed meanwhile drops it.
-   */
-  private void await(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
-      String kind, Check check, CompletableFuture<Decision> decision) {
-    if (decision.isDone()) {
-      decided(ctx, request, s, kind, check, decision.join());
-      return;
-    }
+  private void wait(ChannelHandlerContext ctx, HttpRequest request, Outcome o) {
+    waiting = o;
+    waitingRequest = request;
     backlog.startWaiting(ctx.channel());
-    decision.whenComplete((d, e) -> ctx.executor().execute(() -> {
-      if (closed) {
-        ReferenceCountUtil.release(request);
-        return;
-      }
-      backlog.done();
-      if (e != null) {
-        failed(ctx, request, s, kind, check, e);
-      } else {
-        decided(ctx, request, s, kind, check, d);
-      }
-      backlog.drain(ctx.channel(), msg -> handle(ctx, msg));
-    }));
   }
 
-  /**
-   * Makes a refused request wait for its token when the refusing rule has a {@code delay}, the
-   * token is due within what is left of it, and the rule's key and the server have a waiting
-   * slot free; true when it now waits. At the due time the whole check runs again (the store
-   * cannot reserve a future token: a refused check consumes nothing), and a request that loses
-   * the token to another waits again within its budget, or is refused. docs/SEMANTICS.md has
-   * the worked numbers.
-   */
-  private boolean delay(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
-      String kind, Check check, Decision decision) {
-    Rule rule = RateLimitAnswers.ruleNamed(check.rules(), decision.rule());
-    if (rule == null || rule.delayNanos() == 0 || closed) {
-      return false;
-    }
-    long wait = Math.max(decision.retryAfterNanos(), MIN_WAIT_NANOS);
-    Delayed d = delayed;
-    if (d == null) {
-      if (wait > rule.delayNanos()) {
-        return false;
-      }
-      String key = rule.name() + '\n' + rule.keyFor(check.identity());
-      if (!s.delays().tryAcquire(key, rule.delayQueue())) {
-        return false;
-      }
-      d = new Delayed(s.delays(), key, request, rule.delayNanos());
-      delayed = d;
-      listener.delayed(kind, rule.name());
-    }
-    if (!d.spend(wait)) {
-      return false;
-    }
-    backlog.startWaiting(ctx.channel());
-    d.timer = ctx.executor().schedule(() -> redecide(ctx, request, s, kind, check), wait,
-        TimeUnit.NANOSECONDS);
-    return true;
-  }
-
-  /** The token of a waiting request is due: decide again. */
-  private void redecide(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
-      String kind, Check check) {
+  /** The wait is over: apply its outcome, then what arrived meanwhile. */
+  private void resume(ChannelHandlerContext ctx, HttpRateLimitSettings s, Outcome o) {
+    HttpRequest request = waitingRequest;
+    waiting = null;
+    waitingRequest = null;
+    timer = null;
     if (closed) {
+      o.cancel();
+      ReferenceCountUtil.release(request);
       return;
     }
     backlog.done();
-    try {
-      if (limiter.store().isLocal()) {
-        decided(ctx, request, s, kind, check, check.apply(limiter));
-      } else {
-        await(ctx, request, s, kind, check, check.applyAsync(limiter).toCompletableFuture());
-      }
-    } catch (RuntimeException e) {
-      failed(ctx, request, s, kind, check, e);
-    }
+    apply(ctx, request, s, o);
     backlog.drain(ctx.channel(), msg -> handle(ctx, msg));
   }
 
-  /** Ends a wait: its slot goes back to the gate. */
-  private void endDelay() {
-    Delayed d = delayed;
-    if (d != null) {
-      delayed = null;
-      d.release();
-    }
-  }
-
-  /** The channel closed: a waiting request gives its slot back now, not at its due time. */
-  private void cancelDelay() {
-    Delayed d = delayed;
-    if (d != null) {
-      delayed = null;
-      d.release();
-      if (d.timer != null && d.timer.cancel(false)) {
-        ReferenceCountUtil.release(d.request);
-      }
-    }
-  }
-
-  /** A bug, not a limit: the rules' onStoreError decides, as for a store that cannot answer. */
-  private void failed(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
-      String kind, Check check, Throwable e) {
-    List<Rule> rules = check == null ? List.of() : check.rules();
-    listener.decisionFailed(kind, rules, e);
-    apply(ctx, request, s, kind, check, rules.isEmpty() ? null : Decision.failed(rules));
-  }
-
-  private void decided(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
-      String kind, Check check, Decision decision) {
-    if (decision != null && !decision.allowed() && !decision.degraded()
-        && delay(ctx, request, s, kind, check, decision)) {
-      return;
-    }
-    if (decision != null) {
-      report(kind, check, decision);
-    }
-    apply(ctx, request, s, kind, check, decision);
-  }
-
-  /** Forwards an allowed request, answers a refused one. */
-  private void apply(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
-      String kind, Check check, Decision decision) {
-    endDelay();
+  /** Answers a refused request: 429, 503, or for a WebSocket the upgrade closed with 1013. */
+  private void refuse(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      Outcome o) {
+    Decision decision = o.decision();
     ctx.channel().attr(DECISION).set(decision);
-    if (decision == null || decision.allowed()) {
-      pending.add(RateLimitAnswers.headersFor(decision, check, s));
-      ctx.fireChannelRead(request);
-      return;
-    }
     discarding = !(request instanceof LastHttpContent);
     ReferenceCountUtil.release(request);
-    if (kind.equals(RateLimitListener.WS_CONNECT) && !s.refuseWebSocketBeforeUpgrade()) {
+    if (o.kind().equals(RateLimitListener.WS_CONNECT) && !s.refuseWebSocketBeforeUpgrade()) {
       refuseUpgrade(ctx, request, decision);
       return;
     }
@@ -339,28 +215,26 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    closed = true;
-    cancelDelay();
-    backlog.discard();
+    stop();
     ctx.fireChannelInactive();
   }
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
-    closed = true;
-    cancelDelay();
-    backlog.discard();
+    stop();
   }
 
-  private void report(String kind, Check check, Decision decision) {
-    if (decision.rule() == null) {
-      return;
+  /** The channel is gone: a waiting request gives its slot back now, not at its due time. */
+  private void stop() {
+    closed = true;
+    if (timer != null && timer.cancel(false)) {
+      waiting.cancel();
+      ReferenceCountUtil.release(waitingRequest);
+      waiting = null;
+      waitingRequest = null;
     }
-    listener.decision(kind, check.rules(), decision);
-    if (decision.banApplied()) {
-      Rule rule = RateLimitAnswers.ruleNamed(check.rules(), decision.rule());
-      listener.banApplied(kind, decision, rule == null ? null : rule.keyFor(check.identity()));
-    }
+    timer = null;
+    backlog.discard();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.sluice.netty;
 
 import dev.sluice.core.policy.Check;
+import dev.sluice.core.policy.DelayGate;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.RequestView;
 import dev.sluice.core.http.ResponseSpec;

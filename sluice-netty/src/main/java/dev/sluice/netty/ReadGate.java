@@ -1,6 +1,7 @@
 package dev.sluice.netty;
 
 import io.netty.channel.Channel;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.AttributeKey;
 
 /**
@@ -27,7 +28,9 @@ public final class ReadGate {
   public static void pause(Channel ch, int reason) {
     int[] bits = bits(ch);
     bits[0] |= reason;
-    ch.config().setAutoRead(false);
+    if (!inputShutdown(ch)) {
+      ch.config().setAutoRead(false);
+    }
   }
 
   /** Withdraws {@code reason}; reading resumes when no reason is left. */
@@ -35,10 +38,19 @@ public final class ReadGate {
     int[] bits = bits(ch);
     int before = bits[0];
     bits[0] &= ~reason;
-    if (bits[0] == 0 && before != 0) {
+    if (bits[0] == 0 && before != 0 && !inputShutdown(ch)) {
       ch.config().setAutoRead(true);
       ch.read();
     }
+  }
+
+  /**
+   * A half-closed client (its output shut, the channel allowing half closure) has nothing more
+   * to read, and the native transport refuses to change the interest of its input (epoll_ctl
+   * fails with ENOENT): reads are left alone.
+   */
+  private static boolean inputShutdown(Channel ch) {
+    return ch instanceof DuplexChannel d && d.isInputShutdown();
   }
 
   public static boolean paused(Channel ch, int reason) {

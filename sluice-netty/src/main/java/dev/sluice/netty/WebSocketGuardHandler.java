@@ -273,14 +273,15 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
       return;
     }
     Identity who = identity.with("event", action);
+    long start = System.nanoTime();
     if (limiter.store().isLocal()) {
-      actionDecided(ctx, frame, action, rule, who, limiter.check(rule, who));
+      actionDecided(ctx, frame, action, rule, who, limiter.check(rule, who), start);
       return;
     }
     CompletableFuture<Decision> decision =
         limiter.checkAsync(List.of(rule), who, 1).toCompletableFuture();
     if (decision.isDone()) {
-      actionDecided(ctx, frame, action, rule, who, decision.join());
+      actionDecided(ctx, frame, action, rule, who, decision.join(), start);
       return;
     }
     backlog.startWaiting(ctx.channel());
@@ -290,16 +291,16 @@ public class WebSocketGuardHandler extends ChannelDuplexHandler {
         return;
       }
       actionDecided(ctx, frame, action, rule, who,
-          e != null ? Decision.failed(List.of(rule)) : d);
+          e != null ? Decision.failed(List.of(rule)) : d, start);
       backlog.stopWaiting(ctx.channel(), msg -> handle(ctx, msg));
     }));
   }
 
   private void actionDecided(ChannelHandlerContext ctx, TextWebSocketFrame frame, String action,
-      Rule rule, Identity who, Decision d) {
-    listener.decision(RateLimitListener.WS_ACTION, d);
+      Rule rule, Identity who, Decision d, long start) {
+    listener.decision(RateLimitListener.WS_ACTION, List.of(rule), d, System.nanoTime() - start);
     if (d.banApplied()) {
-      listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyFor(who));
+      listener.banApplied(RateLimitListener.WS_ACTION, d, rule.keyText(who));
     }
     if (d.allowed()) {
       ctx.fireChannelRead(frame);

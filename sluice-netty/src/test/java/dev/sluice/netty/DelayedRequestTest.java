@@ -7,6 +7,7 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
+import dev.sluice.core.policy.DelayGate;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -41,7 +42,7 @@ class DelayedRequestTest {
     }
 
     @Override
-    public void decision(String kind, Decision d) {
+    public void decision(String kind, List<Rule> rules, Decision d, long nanos) {
       events.add(d.allowed() ? "allowed" : "refused");
     }
   };

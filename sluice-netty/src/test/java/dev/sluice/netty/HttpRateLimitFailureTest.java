@@ -54,7 +54,7 @@ class HttpRateLimitFailureTest {
   final List<String> events = new ArrayList<>();
   final RateLimitListener listener = new RateLimitListener() {
     @Override
-    public void decision(String kind, Decision d) {
+    public void decision(String kind, List<Rule> rules, Decision d, long nanos) {
       events.add("decision " + d.rule() + (d.degraded() ? " degraded" : ""));
     }
 

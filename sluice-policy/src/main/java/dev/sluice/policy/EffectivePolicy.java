@@ -31,6 +31,13 @@ public final class EffectivePolicy {
     if (!c.policy().allow().isEmpty()) {
       out.put("allow", c.policy().allow().toList());
     }
+    if (!c.policy().paths().equals(dev.sluice.core.policy.RequestTarget.Rules.defaults())) {
+      Map<String, Object> path = new LinkedHashMap<>();
+      path.put("parameters", c.policy().paths().parameters().name().toLowerCase(Locale.ROOT));
+      path.put("encodedSlashes",
+          c.policy().paths().encodedSlashes().name().toLowerCase(Locale.ROOT));
+      out.put("path", path);
+    }
     out.put("trust", trust(c.trust()));
     Map<String, Object> dimensions = new LinkedHashMap<>();
     c.policy().dimensions().forEach((name, source) -> dimensions.put(name, source.toString()));
@@ -218,6 +225,9 @@ public final class EffectivePolicy {
     if (!r.from().isEmpty()) {
       m.put("from", r.from().toList());
     }
+    if (r.caseInsensitive()) {
+      m.put("caseInsensitive", true);
+    }
     m.put("rules", r.rules());
     m.put("exempt", r.exempt());
     m.put("cost", r.cost());
@@ -288,6 +298,9 @@ public final class EffectivePolicy {
     m.put("handshakeTimeout", Durations.format(g.handshakeTimeout()));
     m.put("upstreamConnectTimeout", Durations.format(g.upstreamConnectTimeout()));
     m.put("upstreamResponseTimeout", Durations.format(g.upstreamResponseTimeout()));
+    if (g.healthPath() != null) {
+      m.put("healthPath", g.healthPath());
+    }
     return m;
   }
 

@@ -11,7 +11,7 @@ final class GatewaySection {
 
   static final List<String> KEYS = List.of("maxBodyBytes", "maxHeaderBytes",
       "maxInitialLineBytes", "idleTimeout", "handshakeTimeout", "upstreamConnectTimeout",
-      "upstreamResponseTimeout");
+      "upstreamResponseTimeout", "healthPath");
 
   private GatewaySection() {}
 
@@ -33,6 +33,16 @@ final class GatewaySection {
         d.upstreamConnectTimeout());
     Duration response = o.get("upstreamResponseTimeout", Durations.EXPECTED, POSITIVE_DURATION,
         d.upstreamResponseTimeout());
-    return new GatewaySettings(body, (int) header, (int) line, idle, handshake, connect, response);
+    String health = o.get("healthPath", "a path like /healthz (answered by the gateway itself on "
+        + "its public listener)", text -> {
+          if (!text.startsWith("/") || text.length() > 256 || text.indexOf('?') >= 0
+              || !dev.sluice.core.policy.RequestTarget.parse(text,
+                  dev.sluice.core.policy.RequestTarget.Rules.defaults()).path().equals(text)) {
+            throw new IllegalArgumentException("a normalised path like /healthz");
+          }
+          return text;
+        }, null);
+    return new GatewaySettings(body, (int) header, (int) line, idle, handshake, connect, response,
+        health);
   }
 }

@@ -12,6 +12,10 @@ import java.time.Duration;
  * @param handshakeTimeout time a client gets to send a complete request head (default 10 s)
  * @param upstreamConnectTimeout (default 5 s); past it, 502
  * @param upstreamResponseTimeout time to the upstream's response head (default 30 s); past it, 504
+ * @param healthPath a path the gateway answers itself on its public listener ({@code GET} and
+ *     {@code HEAD}: 200 {@code {"status":"ok"}}), for a load balancer that can probe only that
+ *     port; null (the default): the gateway answers no path of its own, every path goes upstream
+ *     ({@code /healthz} and {@code /readyz} are on the admin listener)
  */
 public record GatewaySettings(
     long maxBodyBytes,
@@ -20,10 +24,24 @@ public record GatewaySettings(
     Duration idleTimeout,
     Duration handshakeTimeout,
     Duration upstreamConnectTimeout,
-    Duration upstreamResponseTimeout) {
+    Duration upstreamResponseTimeout,
+    String healthPath) {
+
+  /** Without a health path of its own (the default). */
+  public GatewaySettings(long maxBodyBytes, int maxHeaderBytes, int maxInitialLineBytes,
+      Duration idleTimeout, Duration handshakeTimeout, Duration upstreamConnectTimeout,
+      Duration upstreamResponseTimeout) {
+    this(maxBodyBytes, maxHeaderBytes, maxInitialLineBytes, idleTimeout, handshakeTimeout,
+        upstreamConnectTimeout, upstreamResponseTimeout, null);
+  }
 
   public static GatewaySettings defaults() {
     return new GatewaySettings(1 << 20, 16 << 10, 8 << 10, Duration.ofSeconds(60),
-        Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(30));
+        Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(30), null);
+  }
+
+  public GatewaySettings withHealthPath(String path) {
+    return new GatewaySettings(maxBodyBytes, maxHeaderBytes, maxInitialLineBytes, idleTimeout,
+        handshakeTimeout, upstreamConnectTimeout, upstreamResponseTimeout, path);
   }
 }

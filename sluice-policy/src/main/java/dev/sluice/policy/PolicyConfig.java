@@ -50,41 +50,11 @@ public record PolicyConfig(
     rules = rules == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(rules));
   }
 
-  /** A config without {@code logging:}. */
-  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
-      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
-      TrustSettings trust, ModerationSettings moderation, Map<String, RuleSettings> rules,
-      RlsDomains domains, RlsSettings rls) {
-    this(policy, response, cors, websocket, gateway, store, source, trust, moderation, rules,
-        domains, rls, null);
-  }
-
-  /** A config without {@code domains:} and {@code rls:}. */
-  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
-      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
-      TrustSettings trust, ModerationSettings moderation, Map<String, RuleSettings> rules) {
-    this(policy, response, cors, websocket, gateway, store, source, trust, moderation, rules,
-        null, null, null);
-  }
-
-  /** A config built in code: no rule entries as written (core's rules are in the policy). */
-  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
-      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
-      TrustSettings trust, ModerationSettings moderation) {
-    this(policy, response, cors, websocket, gateway, store, source, trust, moderation, null);
-  }
-
-  /** A config without moderation. */
-  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
-      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source,
-      TrustSettings trust) {
-    this(policy, response, cors, websocket, gateway, store, source, trust, null);
-  }
-
-  /** A config with default trust settings. */
-  public PolicyConfig(Policy policy, ResponseSettings response, CorsSettings cors,
-      WebSocketSettings websocket, GatewaySettings gateway, StoreSettings store, Path source) {
-    this(policy, response, cors, websocket, gateway, store, source, TrustSettings.defaults());
+  /** {@code policy} with every other section at its defaults, for a config built in code. */
+  public static PolicyConfig of(Policy policy) {
+    return new PolicyConfig(policy, ResponseSettings.defaults(), CorsSettings.disabled(),
+        WebSocketSettings.defaults(), GatewaySettings.defaults(), StoreSettings.defaults(), null,
+        TrustSettings.defaults(), null, null, null, null, null);
   }
 
   /** The {@code response:} and {@code cors:} sections as core's spec, which adapters answer by. */
@@ -100,14 +70,45 @@ public record PolicyConfig(
         .limitPreflights(c.limitPreflights()).build();
   }
 
-  /** This config with every enforcing rule in shadow mode ({@code sluice serve --dry-run}). */
+  /**
+   * This config with every enforcing rule in shadow mode ({@code sluice serve --dry-run}); every
+   * other section stays as it is.
+   */
   public PolicyConfig withDryRun() {
-    return new PolicyConfig(policy.withDryRun(), response, cors, websocket, gateway, store, source,
-        trust, moderation, rules, domains, rls);
+    return withPolicy(policy.withDryRun());
   }
 
-  /** This config with other store settings. */
+  public PolicyConfig withPolicy(Policy policy) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation, rules, domains, rls, logging);
+  }
+
+  public PolicyConfig withResponse(ResponseSettings response) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation, rules, domains, rls, logging);
+  }
+
+  public PolicyConfig withCors(CorsSettings cors) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation, rules, domains, rls, logging);
+  }
+
+  public PolicyConfig withWebSocket(WebSocketSettings websocket) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation, rules, domains, rls, logging);
+  }
+
+  public PolicyConfig withGateway(GatewaySettings gateway) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation, rules, domains, rls, logging);
+  }
+
   public PolicyConfig withStore(StoreSettings store) {
+    return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
+        moderation, rules, domains, rls, logging);
+  }
+
+  public PolicyConfig withLogging(LoggingSettings logging) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
         moderation, rules, domains, rls, logging);
   }

@@ -52,7 +52,7 @@ public final class PolicyLoader {
 
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
       "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation",
-      "domains", "rls", "domain", "descriptors", "allow", "mode", "logging");
+      "domains", "rls", "domain", "descriptors", "allow", "mode", "logging", "path");
 
   private PolicyLoader() {}
 

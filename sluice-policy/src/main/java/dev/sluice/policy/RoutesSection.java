@@ -30,7 +30,7 @@ final class RoutesSection {
 
   static final List<String> KEYS =
       List.of("name", "methods", "paths", "websocket", "rules", "exempt", "cost", "hosts",
-          "headers", "from");
+          "headers", "from", "caseInsensitive");
 
   private record RouteCost(String path, Node node, long cost, List<String> rules) {}
 
@@ -67,7 +67,7 @@ final class RoutesSection {
       String path = "routes[" + i++ + "]";
       Mapping r = Mapping.of(walk, rn, path, KEYS,
           "a mapping with name, methods, paths, websocket, rules, exempt, cost, hosts, headers, "
-              + "from");
+              + "from, caseInsensitive");
       if (r == null) {
         continue;
       }
@@ -86,6 +86,8 @@ final class RoutesSection {
       Boolean websocket = r.get("websocket", "true (only upgrades) or false (never upgrades); "
           + "leave it out for either", BOOLEAN, null);
       boolean exempt = r.get("exempt", "true or false", BOOLEAN, false);
+      boolean caseInsensitive = r.get("caseInsensitive", "true (paths match in either case) or "
+          + "false", BOOLEAN, false);
       List<String> hosts = r.list("hosts", "host names like api.example.com or *.example.com",
           text -> {
             Route.builder("x").host(text);
@@ -116,7 +118,7 @@ final class RoutesSection {
       b.from(from);
       paths.forEach(b::path);
       rules.forEach(b::rule);
-      b.websocket(websocket).exempt(exempt).cost(cost);
+      b.websocket(websocket).exempt(exempt).cost(cost).caseInsensitive(caseInsensitive);
       if (cost > 1) {
         costs.add(new RouteCost(r.path("cost"), r.node("cost"), cost, rules));
       }

@@ -199,7 +199,7 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL + "rule: {}\n")).containsExactly(
         "p.yaml:12: rule : unknown key (expected: did you mean 'rules'? one of version, trust, "
             + "dimensions, rules, routes, global, response, cors, websocket, gateway, store, "
-            + "moderation, domains, rls, domain, descriptors, allow, mode, logging)");
+            + "moderation, domains, rls, domain, descriptors, allow, mode, logging, path)");
   }
 
   @Test

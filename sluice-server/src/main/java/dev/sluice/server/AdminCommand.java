@@ -60,7 +60,7 @@ final class AdminCommand {
         return OK;
       } else if (a.startsWith("--")) {
         flags.add(a);
-        if (!a.contains("=") && i + 1 < args.size()) {
+        if (!a.contains("=") && !Commands.ADMIN.isSwitch(a) && i + 1 < args.size()) {
           flags.add(args.get(++i));
         }
       } else {
@@ -76,7 +76,11 @@ final class AdminCommand {
       String token = tokenFile == null || tokenFile.isBlank() ? null : readToken(tokenFile);
       String actor = o.getOrDefault("--actor", env.getOrDefault("USER", ""));
       String limit = o.get("--limit");
-      HttpRequest request = request(words, limit, admin, token, actor);
+      boolean keepState = o.containsKey("--keep-state");
+      if (keepState && !(words.size() > 0 && words.get(0).equals("unban"))) {
+        throw new Main.UsageException("--keep-state applies to unban only");
+      }
+      HttpRequest request = request(words, limit, admin, token, actor, keepState);
       return send(request, words.get(0), json);
     } catch (Main.UsageException e) {
       String m = e.getMessage();
@@ -96,7 +100,7 @@ final class AdminCommand {
   }
 
   private static HttpRequest request(List<String> words, String limit, InetSocketAddress admin,
-      String token, String actor) throws Main.UsageException {
+      String token, String actor, boolean keepState) throws Main.UsageException {
     if (words.isEmpty()) {
       throw new Main.UsageException("a command is needed: bans, refused, show, unban or reset");
     }
@@ -128,7 +132,8 @@ final class AdminCommand {
       case "refused" -> path = "/v1/refused" + join("rule=" + segment(words.get(1)), query);
       case "show" -> path = "/v1/keys/" + segment(words.get(1)) + "/" + segment(words.get(2));
       case "unban" -> {
-        path = "/v1/bans/" + segment(words.get(1)) + "/" + segment(words.get(2));
+        path = "/v1/bans/" + segment(words.get(1)) + "/" + segment(words.get(2))
+            + (keepState ? "?keepState" : "");
         method = "DELETE";
       }
       default -> {

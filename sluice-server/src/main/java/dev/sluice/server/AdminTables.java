@@ -19,7 +19,8 @@ final class AdminTables {
           "no key of " + body.get("rule") + " is refusing now");
       case "show" -> show(body);
       case "unban" -> "lifted the ban of " + body.get("key") + " under " + body.get("rule")
-          + "\n";
+          + (Boolean.TRUE.equals(body.get("stateReset")) ? " and reset its state"
+              : " (state kept)") + "\n";
       default -> "reset " + body.get("key") + " under " + body.get("rule")
           + (Boolean.TRUE.equals(body.get("hadState")) ? "" : " (it had no state)") + "\n";
     };

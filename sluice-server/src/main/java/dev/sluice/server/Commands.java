@@ -82,8 +82,9 @@ final class Commands {
               + "verified in", "its certificate (default: the upstream URL's host)"),
           new Flag("--dry-run", "", "run every rule in shadow mode: decide, count, log, never "
               + "refuse", "(also the policy's mode: shadow)"),
-          new Flag("--admin", "HOST:PORT|off", "admin listener: /healthz, /livez, /readyz, "
-              + "/metrics, /v1/... (default", "127.0.0.1:9090; 'off' for none)"),
+          new Flag("--admin", "HOST:PORT|off", "admin listener: the console at / (in a "
+              + "browser), /healthz, /livez,", "/readyz, /metrics, /v1/... (default "
+              + "127.0.0.1:9090; 'off' for none)"),
           new Flag("--admin-token-file", "FILE", "require Authorization: Bearer <the file's "
               + "token> on every", "/v1/ admin request; also SLUICE_ADMIN_TOKEN_FILE"),
           new Flag("--store", "URI", "memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
@@ -127,7 +128,9 @@ final class Commands {
               + "SLUICE_ADMIN_TOKEN_FILE)"),
           new Flag("--actor", "NAME", "who is asking, for the server's log (default: $USER)"),
           new Flag("--json", "", "print the server's JSON instead of a table"),
-          new Flag("--limit", "N", "at most N keys in a listing, 1 to 1000 (default 100)")),
+          new Flag("--limit", "N", "at most N keys in a listing, 1 to 1000 (default 100)"),
+          new Flag("--keep-state", "", "unban only: lift the ban but keep the limits as spent "
+              + "(by default", "the key is reset too, so its next request is decided afresh)")),
       List.of("Commands:",
           "  bans [RULE]          banned keys (of every rule with a ban, or of RULE), most "
               + "recently",
@@ -135,11 +138,13 @@ final class Commands {
           "  refused RULE         keys of RULE refusing now, most recently refused first",
           "  show RULE KEY        a key's state: ban, and per limit what is left and when it is "
               + "full",
-          "  unban RULE KEY       lift a key's ban (its limits stay as they are)",
+          "  unban RULE KEY       lift a key's ban and reset its state (--keep-state: the "
+              + "limits",
+          "                       stay as spent, so the next refusal may ban it again)",
           "  reset RULE KEY       forget a key's state: a full limit and no ban",
           "",
-          "KEY is the key as listed: the rule's dimension values joined by ':', such as",
-          "203.0.113.7 or user-42:203.0.113.7."));
+          "KEY is the key as listed and as the ban log line prints it: the rule's dimension",
+          "values joined by ':', such as 203.0.113.7 or user-42:203.0.113.7."));
 
   /** Every subcommand, in the order the help lists them. */
   static final List<Command> ALL = List.of(SERVE, CHECK, MODERATE, ADMIN);

@@ -1,6 +1,7 @@
 package dev.sluice.server;
 
 import dev.sluice.server.admin.Metrics;
+import dev.sluice.server.admin.ReloadHistory;
 import dev.sluice.policy.ConfigError;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
@@ -42,14 +43,17 @@ final class PolicyReloader implements AutoCloseable {
   /** {@code --dry-run}: every policy installed runs its rules in shadow mode. */
   private final boolean dryRun;
   private final StoreSettings fileStoreAtStart;
+  private final ReloadHistory history;
   private volatile Instant loadedAt = Instant.now();
   private byte[] lastDigest;
   private boolean missingReported;
   private ScheduledExecutorService poller;
 
   PolicyReloader(Path file, Map<String, String> env, AtomicReference<LoadedPolicy> current,
-      StoreSettings fileStoreAtStart, Metrics metrics, Log log, boolean dryRun) {
+      StoreSettings fileStoreAtStart, Metrics metrics, Log log, boolean dryRun,
+      ReloadHistory history) {
     this.dryRun = dryRun;
+    this.history = history;
     this.file = file;
     this.env = env;
     this.current = current;
@@ -58,6 +62,12 @@ final class PolicyReloader implements AutoCloseable {
     this.runningStore = current.get().config().store();
     this.fileStoreAtStart = fileStoreAtStart;
     this.lastDigest = file == null ? null : digest(read(file));
+    LoadedPolicy running = current.get();
+    history.installed(loadedAt, "start", running.sourceName(), running.summary());
+  }
+
+  ReloadHistory history() {
+    return history;
   }
 
   Instant loadedAt() {
@@ -69,6 +79,8 @@ final class PolicyReloader implements AutoCloseable {
     if (file == null) {
       log.info("reload requested but the policy is the embedded default; nothing to reload",
           "cause", cause);
+      history.unchanged(Instant.now(), cause, "the policy is the embedded default: no file to "
+          + "reload");
       return false;
     }
     byte[] bytes = read(file);
@@ -86,6 +98,8 @@ final class PolicyReloader implements AutoCloseable {
       for (ConfigError error : e.errors()) {
         log.error(error.toString());
       }
+      history.rejected(Instant.now(), cause, file.toString(),
+          e.errors().stream().map(ConfigError::toString).toList());
       return false;
     }
     next.warnings().forEach(w -> log.warn(w, "policy", file));
@@ -100,6 +114,7 @@ final class PolicyReloader implements AutoCloseable {
     }
     current.set(installed);
     loadedAt = Instant.now();
+    history.installed(loadedAt, cause, installed.sourceName(), installed.summary());
     metrics.reload(true);
     metrics.registerRules(installed.config().policy().rules().keySet());
     log.info("policy reloaded", "policy", file, "cause", cause, "summary", installed.summary());

@@ -4,8 +4,11 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Store;
 import dev.sluice.server.admin.AdminServer;
 import dev.sluice.server.admin.AdminToken;
+import dev.sluice.server.admin.AuditLog;
+import dev.sluice.server.admin.Console;
 import dev.sluice.server.admin.Incidents;
 import dev.sluice.server.admin.Metrics;
+import dev.sluice.server.admin.ReloadHistory;
 import dev.sluice.server.admin.StoreHealth;
 import dev.sluice.server.log.AccessLog;
 import dev.sluice.server.gateway.Gateway;
@@ -24,6 +27,7 @@ import dev.sluice.policy.StoreSettings;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -154,7 +158,7 @@ public final class SluiceServer implements AutoCloseable {
     Runnable hangup = null;
     try {
       reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log,
-          options.dryRun());
+          options.dryRun(), new ReloadHistory());
       PolicyReloader r = reloader;
       log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
       log.info("store", "store", Stores.describe(storeSettings));
@@ -166,13 +170,17 @@ public final class SluiceServer implements AutoCloseable {
       log.info("trust", "client_address", describeTrust(installed.config()));
       // Admin first, so probes see /livez and a 503 /readyz while the store connects.
       if (options.admin() != null) {
+        AuditLog audit = new AuditLog(log::info, Instant::now);
         Incidents incidents = new Incidents(store, () -> ref.get().config().policy().rules(),
-            log::info);
+            audit);
+        Console console = new Console(metrics, store, ref::get, r::loadedAt, Version.get(),
+            health, audit, r.history(), token != null, System::currentTimeMillis);
         admin = listen("--admin", options.admin(), () -> AdminServer.start(options.admin(),
-            metrics, ref::get, r::loadedAt, Version.get(), health, incidents, token));
+            metrics, ref::get, r::loadedAt, Version.get(), health, incidents, token, console));
         log.info("admin listening", "address", "http://" + host(options.admin()) + ":"
             + admin.port(), "endpoints", String.join(",", AdminServer.ENDPOINTS),
-            "incidents", "/v1/bans,/v1/refused,/v1/keys", "auth",
+            "incidents", "/v1/bans,/v1/refused,/v1/keys", "console", "http://"
+            + host(options.admin()) + ":" + admin.port() + "/", "auth",
             token == null ? "none" : "bearer token from " + options.adminTokenFile());
         if (token == null && !options.admin().getAddress().isLoopbackAddress()) {
           log.warn("the admin listener is not on loopback and has no --admin-token-file: "
@@ -415,6 +423,11 @@ public final class SluiceServer implements AutoCloseable {
 
   public Metrics metrics() {
     return metrics;
+  }
+
+  /** The gateway's store, for tests that fill it directly. */
+  Store store() {
+    return store;
   }
 
   /** Re-reads the certificate files now, as SIGHUP does; true if a new pair is in place. */

@@ -89,8 +89,8 @@ class AccessLogIntegrationTests {
     assertThat(send("GET", "/healthz", null).statusCode()).isEqualTo(200);
     assertThat(send("GET", "/elsewhere", null).statusCode()).isEqualTo(200);
 
-    List<String> lines = awaitLines(dir.resolve("logs/access.log"), 7);
-    assertThat(lines).hasSize(7).allSatisfy(l -> assertThat(l)
+    List<String> lines = awaitLines(dir.resolve("logs/access.log"), 8);
+    assertThat(lines).hasSize(8).allSatisfy(l -> assertThat(l)
         .startsWith("{\"ts\":\"").contains("\"client\":\"127.0.0.1\""));
     assertThat(lines.get(0)).contains("\"method\":\"GET\",\"path\":\"/api/a?x=1\","
         + "\"status\":200,").contains("\"route\":\"api\",\"rule\":\"api\",\"outcome\":\"allowed\"")
@@ -105,8 +105,10 @@ class AccessLogIntegrationTests {
         + "\"outcome\":\"shadow\"");
     assertThat(lines.get(5)).contains("\"method\":\"POST\",\"path\":\"/api/upload\","
         + "\"status\":413,").endsWith("\"outcome\":\"invalid\",\"upstream_ms\":null}");
-    // /healthz is not logged; a path no route matches has no route and no rule.
-    assertThat(lines.get(6)).contains("\"path\":\"/elsewhere\",\"status\":200,")
+    // /healthz is the upstream's path like any other (issue 20); a path no route matches has
+    // no route and no rule.
+    assertThat(lines.get(6)).contains("\"path\":\"/healthz\",\"status\":200,");
+    assertThat(lines.get(7)).contains("\"path\":\"/elsewhere\",\"status\":200,")
         .contains("\"route\":null,\"rule\":null,\"outcome\":\"allowed\"");
     assertThat(logBytes.toString(StandardCharsets.UTF_8))
         .contains("INFO  access log format=json file=" + dir.resolve("logs/access.log"));

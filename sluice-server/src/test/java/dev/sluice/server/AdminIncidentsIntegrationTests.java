@@ -120,42 +120,61 @@ class AdminIncidentsIntegrationTests {
     assertThat(codes).containsExactly(200, 200, 429, 429, 429, 429, 429, 429, 429, 429);
   }
 
-  /**
-   * Bounded wait until the lifted key's bucket holds a token again (one per 2 s): unban lifts the
-   * ban, not the limit that started it.
-   */
-  void awaitToken(String path) throws Exception {
-    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!admin("GET", path).body().contains("\"remaining\":1")) {
-      assertThat(System.nanoTime()).as("a token within 10 s").isLessThan(until);
-      RedisProcess.pause(20);
+  /** The key of the last ban log line of {@code rule}, exactly as printed. */
+  String loggedBanKey(String rule) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("ban applied rule=" + rule
+        + " key=(\\S+)").matcher(log());
+    String key = null;
+    while (m.find()) {
+      key = m.group(1);
     }
+    assertThat(key).as("a ban log line of " + rule).isNotNull();
+    return key;
   }
 
   void banListedThenLiftedThenNextRequestPasses() throws Exception {
     banMallory();
+    // Issue 20 item 10: the log printed key=login:mallory..., which the admin API refused.
+    String logged = loggedBanKey("login");
+    assertThat(logged).as("the key text, without the rule name").isEqualTo(MALLORY);
     HttpResponse<String> bans = admin("GET", "/v1/bans");
     assertThat(bans.statusCode()).isEqualTo(200);
     assertThat(bans.body()).contains("\"rule\":\"login\",\"key\":\"" + MALLORY + "\"")
         .contains("\"banned\":true").contains("\"count\":1");
-    HttpResponse<String> state = admin("GET", "/v1/keys/login/" + MALLORY_PATH);
-    assertThat(state.statusCode()).isEqualTo(200);
+    HttpResponse<String> state = admin("GET", "/v1/keys/login/" + AdminCommand.segment(logged));
+    assertThat(state.statusCode()).as("the API takes the key the log printed").isEqualTo(200);
     assertThat(state.body()).contains("\"present\":true").contains("\"banned\":true");
 
     HttpResponse<String> lift = admin("DELETE", "/v1/bans/login/" + MALLORY_PATH,
         "X-Sluice-Actor", "alice on-call \"x\"");
     assertThat(lift.statusCode()).isEqualTo(200);
-    assertThat(lift.body()).contains("\"lifted\":true");
+    assertThat(lift.body()).contains("\"lifted\":true").contains("\"stateReset\":true");
     assertThat(log()).contains("admin unban rule=login key=" + MALLORY
         + " outcome=lifted status=200 peer=127.0.0.1 auth=anonymous actor=alice_on-call__x_");
     assertThat(admin("GET", "/v1/bans").body()).contains("\"count\":0");
-    awaitToken("/v1/keys/login/" + MALLORY_PATH);
-    assertThat(gateway("/login/x", "mallory/x:y")).as("the ban is gone").isEqualTo(200);
     HttpResponse<String> again = admin("DELETE", "/v1/bans/login/" + MALLORY_PATH);
     assertThat(again.statusCode()).isEqualTo(404);
     assertThat(again.body()).contains("\"error\":\"not banned\"");
     assertThat(log()).contains("admin unban rule=login key=" + MALLORY
         + " outcome=\"not banned\" status=404");
+    // Issue 20 item 10: the window was still spent, so the next request banned her again.
+    assertThat(List.of(gateway("/login/x", "mallory/x:y"), gateway("/login/x", "mallory/x:y")))
+        .as("decided afresh: the full burst of 2").containsExactly(200, 200);
+
+    assertThat(gateway("/login/x", "mallory/x:y")).as("banned again").isEqualTo(429);
+    HttpResponse<String> kept = admin("DELETE", "/v1/bans/login/" + MALLORY_PATH
+        + "?keepState");
+    assertThat(kept.statusCode()).isEqualTo(200);
+    assertThat(kept.body()).contains("\"lifted\":true").contains("\"stateReset\":false");
+    assertThat(log()).contains("admin unban rule=login key=" + MALLORY
+        + " outcome=\"lifted (state kept)\" status=200");
+    String keptState = admin("GET", "/v1/keys/login/" + MALLORY_PATH).body();
+    assertThat(keptState).as("not banned, and the bucket not refilled to 2 by the unban")
+        .contains("\"banned\":false").doesNotContain("\"remaining\":2");
+    assertThat(admin("DELETE", "/v1/bans/login/" + MALLORY_PATH + "?keepState=maybe")
+        .body()).contains("\"field\":\"keepState\"");
+    assertThat(admin("POST", "/v1/keys/login/" + MALLORY_PATH + "/reset").statusCode())
+        .isEqualTo(200);
   }
 
   void refusedListedThenResetRestoresTheFullLimit() throws Exception {
@@ -194,7 +213,7 @@ class AdminIncidentsIntegrationTests {
     banListedThenLiftedThenNextRequestPasses();
     refusedListedThenResetRestoresTheFullLimit();
     assertThat(admin("POST", "/v1/keys/login/" + MALLORY_PATH + "/reset").body())
-        .contains("\"hadState\":true");
+        .as("reset already").contains("\"hadState\":false");
     banMallory();
     Run bans = sluice(Map.of(), "admin", "--admin", adminAddress(), "bans");
     assertThat(bans.code()).isZero();
@@ -306,11 +325,20 @@ class AdminIncidentsIntegrationTests {
     Run unban = sluice(Map.of("USER", "carol"), "admin", "--admin", at, "unban", "login",
         MALLORY);
     assertThat(unban.code()).isZero();
-    assertThat(unban.out()).isEqualTo("lifted the ban of " + MALLORY + " under login\n");
+    assertThat(unban.out()).isEqualTo("lifted the ban of " + MALLORY
+        + " under login and reset its state\n");
     assertThat(log()).contains("actor=carol");
     Run twice = sluice(Map.of(), "admin", "--admin", at, "unban", "login", MALLORY);
     assertThat(twice.code()).as("not banned").isEqualTo(1);
     assertThat(twice.err()).contains("not banned");
+    banMallory();
+    Run keep = sluice(Map.of(), "admin", "--admin", at, "unban", "--keep-state", "login",
+        MALLORY);
+    assertThat(keep.code()).isZero();
+    assertThat(keep.out()).isEqualTo("lifted the ban of " + MALLORY + " under login (state "
+        + "kept)\n");
+    assertThat(sluice(Map.of(), "admin", "--admin", at, "--keep-state", "bans").code())
+        .as("--keep-state is unban's").isEqualTo(2);
     Run reset = sluice(Map.of(), "admin", "--admin", at, "reset", "login", MALLORY);
     assertThat(reset.code()).isZero();
     assertThat(reset.out()).isEqualTo("reset " + MALLORY + " under login\n");

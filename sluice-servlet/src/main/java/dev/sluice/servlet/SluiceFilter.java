@@ -2,14 +2,14 @@ package dev.sluice.servlet;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.DecisionListener;
-import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
-import dev.sluice.core.Rule;
 import dev.sluice.core.http.Accept;
 import dev.sluice.core.http.Bodies;
-import dev.sluice.core.http.Cors;
 import dev.sluice.core.http.ResponseSpec;
+import dev.sluice.core.policy.Admission;
+import dev.sluice.core.policy.Admission.Outcome;
 import dev.sluice.core.policy.Check;
+import dev.sluice.core.policy.DelayGate;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.PolicyConfig;
 import jakarta.servlet.AsyncContext;
@@ -24,9 +24,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -38,12 +40,14 @@ import java.util.function.Supplier;
  * answer; CORS headers on both; shadow rules decide but allow; preflights pass unchecked unless
  * the policy limits them. Allowed responses carry the limit headers.
  *
- * <p>With a remote store (Redis) no request thread waits: the request goes asynchronous
+ * <p>What to do with a request is core's one admission step ({@link Admission}), the gateway's
+ * too. With a remote store (Redis) no request thread waits: the request goes asynchronous
  * ({@code startAsync}), and the decision dispatches it back to the chain, or answers it, when it
- * arrives. Register the filter for the {@code REQUEST} and {@code ASYNC} dispatcher types with
- * async support (Spring Boot's registration does both); without async support it waits for the
- * decision, which never takes longer than the store's deadline. With the in-memory store the
- * decision is made inline.
+ * arrives; a rule's {@code delay} waits on a timer the same way. Register the filter for the
+ * {@code REQUEST} and {@code ASYNC} dispatcher types with async support (Spring Boot's
+ * registration does both); without async support it waits for the decision, which never takes
+ * longer than the store's deadline (and a delayed request for its token, never longer than the
+ * rule's delay). With the in-memory store the decision is made inline.
  *
  * <p>The decision of a request is left in the request attribute {@link #DECISION} for the
  * application (null when exempt or unlimited).
@@ -59,13 +63,11 @@ public final class SluiceFilter implements Filter {
   private final RateLimiter limiter;
   private final Supplier<PolicyConfig> policy;
   private final DecisionListener listener;
+  private final DelayGate delays = DelayGate.create(DelayGate.DEFAULT_MAX_WAITING);
   private volatile Snapshot last;
 
-  /** One policy and the answer spec built from it, rebuilt only when the policy changes. */
-  private record Snapshot(PolicyConfig config, ResponseSpec spec) {}
-
-  /** A decision that arrived while the request was asynchronous. */
-  private record Decided(Snapshot snapshot, Check check, Decision decision) {}
+  /** One policy and the admission step built from it, rebuilt only when the policy changes. */
+  private record Snapshot(PolicyConfig config, Admission admission) {}
 
   private SluiceFilter(Builder b) {
     this.limiter = b.limiter;
@@ -85,9 +87,9 @@ public final class SluiceFilter implements Filter {
       chain.doFilter(req, res);
       return;
     }
-    if (request.getAttribute(DECIDED) instanceof Decided d) {
+    if (request.getAttribute(DECIDED) instanceof Outcome o) {
       request.removeAttribute(DECIDED);
-      finish(request, response, chain, d.snapshot(), d.check(), d.decision());
+      finish(request, response, chain, o);
       return;
     }
     if (request.getAttribute(DECISION) != null) {
@@ -95,93 +97,88 @@ public final class SluiceFilter implements Filter {
       return;
     }
     Snapshot s = snapshot();
-    if (!s.spec().limitPreflights() && Cors.isPreflight(request.getMethod(),
-        request.getHeader("Access-Control-Request-Method") != null)) {
-      chain.doFilter(request, response);
+    Outcome o = s.admission().admit(new ServletRequestView(request), HTTP);
+    if ((o.pending() || o.delayed()) && request.isAsyncSupported()) {
+      await(request, response, s.admission(), o, request.startAsync(request, response));
       return;
     }
-    Check check = null;
-    Decision d = null;
-    long start = System.nanoTime();
-    try {
-      check = s.config().policy().select(new ServletRequestView(request));
-      if (check != null && !check.exempt()) {
-        if (!limiter.store().isLocal() && request.isAsyncSupported()) {
-          await(request, response, s, check, start);
-          return;
-        }
-        d = limiter.store().isLocal() ? check.apply(limiter)
-            : check.applyAsync(limiter).toCompletableFuture().join();
-        decided(check, d, start);
-      }
-    } catch (RuntimeException e) {
-      // A bug, not a limit: the rules' onStoreError decides, as for a store that cannot answer.
-      List<Rule> rules = check == null ? List.of() : check.rules();
-      listener.decisionFailed(HTTP, rules, e);
-      d = rules.isEmpty() ? null : Decision.failed(rules);
-    }
-    finish(request, response, chain, s, check, d);
+    finish(request, response, chain, waitHere(s.admission(), o));
   }
 
-  /** Goes asynchronous and comes back on the decision, so no request thread waits on Redis. */
-  private void await(HttpServletRequest request, HttpServletResponse response, Snapshot s,
-      Check check, long start) {
-    AsyncContext async = request.startAsync(request, response);
-    check.applyAsync(limiter).whenComplete((d, e) -> {
-      Decision decision = d;
-      if (e != null) {
-        listener.decisionFailed(HTTP, check.rules(), e);
-        decision = Decision.failed(check.rules());
-      } else {
-        decided(check, d, start);
-      }
-      if (decision.allowed()) {
-        request.setAttribute(DECIDED, new Decided(s, check, decision));
-        async.dispatch();
-        return;
+  /**
+   * Without async support: waits on this thread, for the store (never past its deadline) and for
+   * a delayed request's token (never past the rule's delay).
+   */
+  private static Outcome waitHere(Admission admission, Outcome o) {
+    while (o.pending() || o.delayed()) {
+      if (o.pending()) {
+        o = o.stage().toCompletableFuture().join();
+        continue;
       }
       try {
-        refuse(request, response, s, decision);
-      } catch (IOException | RuntimeException ignored) {
-        // the client went away; nothing more to answer
-      } finally {
-        async.complete();
+        TimeUnit.NANOSECONDS.sleep(o.delayNanos());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        o.cancel();
+        return o;
       }
-    });
+      o = admission.redecide(o);
+    }
+    return o;
   }
 
-  private void decided(Check check, Decision d, long start) {
-    if (d.rule() == null) {
+  /**
+   * Asynchronous, so no request thread waits on Redis or on a delayed request's token: the
+   * outcome dispatches the request back to the chain, or answers it.
+   */
+  private void await(HttpServletRequest request, HttpServletResponse response,
+      Admission admission, Outcome o, AsyncContext async) {
+    if (o.delayed()) {
+      Delays.SCHEDULER.schedule(() -> await(request, response, admission,
+          admission.redecide(o), async), o.delayNanos(), TimeUnit.NANOSECONDS);
       return;
     }
-    listener.decision(HTTP, check.rules(), d, System.nanoTime() - start);
-    if (d.banApplied()) {
-      Rule rule = ruleNamed(check.rules(), d.rule());
-      listener.banApplied(HTTP, d, rule == null ? null : rule.keyFor(check.identity()));
+    if (o.pending()) {
+      o.stage().thenAccept(done -> await(request, response, admission, done, async));
+      return;
+    }
+    if (o.forward()) {
+      request.setAttribute(DECIDED, o);
+      async.dispatch();
+      return;
+    }
+    try {
+      answer(request, response, o);
+    } catch (IOException | RuntimeException ignored) {
+      // the client went away; nothing more to answer
+    } finally {
+      async.complete();
     }
   }
 
   /** Passes an allowed request on with its limit headers; answers a refused one. */
   private void finish(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
-      Snapshot s, Check check, Decision d) throws IOException, ServletException {
-    request.setAttribute(DECISION, d);
-    if (d == null || d.allowed()) {
-      if (d != null && d.rule() != null && check != null) {
-        Rule rule = ruleNamed(check.rules(), d.rule());
-        if (rule != null && rule.mode() != Mode.SHADOW) {
-          s.spec().limitHeaders(d, new ServletHeaders(response));
-        }
-      }
+      Outcome o) throws IOException, ServletException {
+    request.setAttribute(DECISION, o.decision());
+    if (answer(request, response, o)) {
       chain.doFilter(request, response);
-      return;
     }
-    refuse(request, response, s, d);
   }
 
-  /** Core's answer, the same as the gateway's, written to the servlet response. */
-  private void refuse(HttpServletRequest request, HttpServletResponse response, Snapshot s,
-      Decision d) throws IOException {
-    ResponseSpec spec = s.spec();
+  /**
+   * Writes what {@code o} says: the limit headers of an allowed request (true: go on), or the
+   * refusal, core's answer, the same as the gateway's (false: the response is complete).
+   */
+  private boolean answer(HttpServletRequest request, HttpServletResponse response, Outcome o)
+      throws IOException {
+    ResponseSpec spec = o.responses();
+    Decision d = o.decision();
+    if (o.forward() || d == null) {
+      if (o.limitHeaders()) {
+        spec.limitHeaders(d, new ServletHeaders(response));
+      }
+      return true;
+    }
     boolean html = Accept.prefersHtml(
         java.util.Collections.list(request.getHeaders("Accept")));
     byte[] body = spec.body(d, html).getBytes(StandardCharsets.UTF_8);
@@ -196,26 +193,19 @@ public final class SluiceFilter implements Filter {
     response.getOutputStream().write(body);
     response.flushBuffer();
     listener.generated(status);
+    return false;
   }
 
   /**
-   * Answers {@code decision} as this filter would: the limit headers of an allowed decision, or
-   * the refusal (then the response is complete). For checks made elsewhere in the application,
-   * such as a method-level limit; returns whether the request may go on.
+   * Checks {@code check} (made elsewhere in the application, such as a method-level limit) as
+   * this filter checks a request: the same admission step and listeners (metrics, latency), the
+   * same answers. Waits for the store on this thread (never past its deadline). Returns whether
+   * the request may go on; when not, the response is complete.
    */
-  public boolean answer(HttpServletRequest request, HttpServletResponse response, Check check,
-      Decision decision) throws IOException {
-    Snapshot s = snapshot();
-    if (decision == null || decision.allowed()) {
-      Rule rule = decision == null || decision.rule() == null || check == null ? null
-          : ruleNamed(check.rules(), decision.rule());
-      if (rule != null && rule.mode() != Mode.SHADOW) {
-        s.spec().limitHeaders(decision, new ServletHeaders(response));
-      }
-      return true;
-    }
-    refuse(request, response, s, decision);
-    return false;
+  public boolean check(HttpServletRequest request, HttpServletResponse response, Check check)
+      throws IOException {
+    Admission admission = snapshot().admission();
+    return answer(request, response, waitHere(admission, admission.admit(check, HTTP)));
   }
 
   /** The policy the next request runs under. */
@@ -237,19 +227,21 @@ public final class SluiceFilter implements Filter {
     PolicyConfig c = policy.get();
     Snapshot s = last;
     if (s == null || s.config() != c) {
-      s = new Snapshot(c, c.responses());
+      s = new Snapshot(c, Admission.builder().limiter(limiter).policy(c.policy())
+          .responses(c.responses()).listener(listener).delays(delays).build());
       last = s;
     }
     return s;
   }
 
-  private static Rule ruleNamed(List<Rule> rules, String name) {
-    for (Rule rule : rules) {
-      if (rule.name().equals(name)) {
-        return rule;
-      }
-    }
-    return null;
+  /** The timer of delayed requests: one daemon thread for every filter of the process. */
+  private static final class Delays {
+    static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, "sluice-delays");
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /** Builds a {@link SluiceFilter}. */

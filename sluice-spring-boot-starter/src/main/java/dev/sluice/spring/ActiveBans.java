@@ -20,7 +20,10 @@ final class ActiveBans implements DecisionListener {
 
   static final int MAX = 1000;
 
-  /** A running ban: the rule that started it, its store key, and when it ends. */
+  /**
+   * A running ban: the rule that started it, its key text ({@link dev.sluice.core.Rule#keyText}:
+   * what the log prints and the admin API takes, without the rule name) and when it ends.
+   */
   record Ban(String rule, String key, Instant until) {}
 
   private final Clock clock;
@@ -37,9 +40,11 @@ final class ActiveBans implements DecisionListener {
     }
     Instant now = clock.instant();
     Ban ban = new Ban(decision.rule(), key, now.plusNanos(decision.retryAfterNanos()));
+    // One key text may be banned under two rules: the rule is part of the identity of a ban.
+    String id = decision.rule() + '\n' + key;
     synchronized (bans) {
-      bans.remove(key);   // re-inserted last: the map stays in order of start
-      bans.put(key, ban);
+      bans.remove(id);   // re-inserted last: the map stays in order of start
+      bans.put(id, ban);
       if (bans.size() > MAX) {
         dropExpired(now);
         Iterator<Map.Entry<String, Ban>> oldest = bans.entrySet().iterator();

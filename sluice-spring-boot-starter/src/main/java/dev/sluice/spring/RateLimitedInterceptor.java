@@ -1,6 +1,5 @@
 package dev.sluice.spring;
 
-import dev.sluice.core.Decision;
 import dev.sluice.core.Identity;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Check;
@@ -60,9 +59,8 @@ class RateLimitedInterceptor implements HandlerInterceptor {
       Object key = key(limit.key(), request);
       who = who.with(rule.dimensions().get(0), key == null ? null : key.toString());
     }
-    Check check = Check.of(rules, who, limit.cost());
-    Decision d = check.apply(filter.limiter());
-    return filter.answer(request, response, check, d);
+    // The filter's admission step: the same listeners (metrics, latency) and answers.
+    return filter.check(request, response, Check.of(rules, who, limit.cost()));
   }
 
   private Object key(String expression, HttpServletRequest request) {

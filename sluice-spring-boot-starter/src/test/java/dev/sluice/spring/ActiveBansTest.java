@@ -57,8 +57,8 @@ class ActiveBansTest {
         return now[0].instant();
       }
     });
-    bans.banApplied("http", banOf("192.0.2.1"), "login:192.0.2.1");
-    assertThat(bans.active()).containsExactly(new ActiveBans.Ban("login", "login:192.0.2.1",
+    bans.banApplied("http", banOf("192.0.2.1"), "192.0.2.1");
+    assertThat(bans.active()).containsExactly(new ActiveBans.Ban("login", "192.0.2.1",
         T0.plus(Duration.ofMinutes(10))));
     now[0] = at(Duration.ofMinutes(10).minusNanos(1));
     assertThat(bans.active()).hasSize(1);
@@ -71,10 +71,11 @@ class ActiveBansTest {
     ActiveBans bans = new ActiveBans(at(Duration.ZERO));
     Decision d = banOf("192.0.2.1");
     for (int i = 0; i <= ActiveBans.MAX; i++) {
-      bans.banApplied("http", d, "login:" + i);
+      bans.banApplied("http", d, "10.0." + i / 256 + "." + i % 256);
     }
     assertThat(bans.active()).hasSize(ActiveBans.MAX);
-    assertThat(bans.active().get(0).key()).isEqualTo("login:1");
-    assertThat(bans.active().get(ActiveBans.MAX - 1).key()).isEqualTo("login:" + ActiveBans.MAX);
+    assertThat(bans.active().get(0).key()).isEqualTo("10.0.0.1");
+    assertThat(bans.active().get(ActiveBans.MAX - 1).key())
+        .isEqualTo("10.0." + ActiveBans.MAX / 256 + "." + ActiveBans.MAX % 256);
   }
 }

@@ -143,6 +143,19 @@ class ExampleAppIntegrationTests {
     assertThat(get("/actuator/sluice").body()).contains("\"orders\"", "\"trackedKeys\"");
   }
 
+  /** Issue 20, item 11: @RateLimited decisions went past the filter's listeners (no meters). */
+  @Test
+  void issue20_rateLimitedMethod_isCountedInTheMeters_likeTheFilter() throws Exception {
+    get("/api/orders/1", "X-Tenant", "initech");
+    get("/api/orders/2", "X-Tenant", "initech");
+    get("/api/orders/3", "X-Tenant", "initech");
+    String prometheus = get("/actuator/prometheus").body();
+    assertThat(prometheus.lines().filter(l -> l.startsWith("sluice_decisions_total{")
+        && l.contains("rule=\"orders\"") && l.contains("outcome=\"refused\"")))
+        .isNotEmpty().allSatisfy(l -> assertThat(Double.parseDouble(l.substring(
+            l.lastIndexOf(' ') + 1))).isGreaterThanOrEqualTo(1));
+  }
+
   @Test
   void badPolicy_failsStartUp_namingFileLineAndField() throws Exception {
     Path bad = Files.createTempFile("policy", ".yaml");

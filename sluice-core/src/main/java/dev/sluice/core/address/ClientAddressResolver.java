@@ -159,6 +159,25 @@ public final class ClientAddressResolver {
     }
   }
 
+  /**
+   * Whether forwarding headers from {@code peer} are a proxy's, not a client's: always with
+   * trusted hops (the operator says a proxy sits in front), else when the peer is one of the
+   * trusted proxies. A gateway removes the forwarding headers of a peer it does not trust.
+   */
+  public boolean trustsPeer(InetAddress peer) {
+    if (trustedHops > 0) {
+      return true;
+    }
+    if (trustedProxies.length == 0 || peer == null) {
+      return false;
+    }
+    try {
+      return isTrusted(InetLiteral.foldMapped(peer.getAddress()));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   @Override
   public String toString() {
     return "ClientAddressResolver{trustedHops=" + trustedHops

@@ -11,19 +11,26 @@ final class PathPattern {
 
   private final String source;
   private final String[] segments;
+  private final boolean ignoreCase;
 
-  private PathPattern(String source, String[] segments) {
+  private PathPattern(String source, String[] segments, boolean ignoreCase) {
     this.source = source;
     this.segments = segments;
+    this.ignoreCase = ignoreCase;
   }
 
   static PathPattern parse(String pattern) {
+    return parse(pattern, false);
+  }
+
+  /** With {@code ignoreCase}, letters match in either case (ASCII only, as paths are). */
+  static PathPattern parse(String pattern, boolean ignoreCase) {
     Checks.notNull(pattern, "path");
     if (!pattern.startsWith("/") || pattern.length() > 1024) {
       throw Checks.invalid("path", "\"" + pattern + "\"",
           "a pattern starting with '/', like \"/api/**\"");
     }
-    return new PathPattern(pattern, split(pattern));
+    return new PathPattern(pattern, split(pattern), ignoreCase);
   }
 
   private static String[] split(String path) {
@@ -32,7 +39,7 @@ final class PathPattern {
     return trimmed.isEmpty() ? new String[0] : trimmed.split("/", -1);
   }
 
-  /** Matches a path already normalized by {@link #normalize}. */
+  /** Matches a path split by {@link #segments}. */
   boolean matches(String[] path) {
     return match(path, 0, 0);
   }
@@ -49,16 +56,18 @@ final class PathPattern {
       }
       return false;
     }
-    return p < path.length && glob(segments[s], path[p]) && match(path, p + 1, s + 1);
+    return p < path.length && glob(segments[s], path[p], ignoreCase)
+        && match(path, p + 1, s + 1);
   }
 
-  private static boolean glob(String pattern, String text) {
+  private static boolean glob(String pattern, String text, boolean ignoreCase) {
     int p = 0;
     int t = 0;
     int star = -1;
     int mark = 0;
     while (t < text.length()) {
-      if (p < pattern.length() && pattern.charAt(p) == text.charAt(t)) {
+      if (p < pattern.length() && pattern.charAt(p) != '*'
+          && same(pattern.charAt(p), text.charAt(t), ignoreCase)) {
         p++;
         t++;
       } else if (p < pattern.length() && pattern.charAt(p) == '*') {
@@ -77,58 +86,43 @@ final class PathPattern {
     return p == pattern.length();
   }
 
+  private static boolean same(char a, char b, boolean ignoreCase) {
+    if (a == b) {
+      return true;
+    }
+    if (!ignoreCase) {
+      return false;
+    }
+    char la = a >= 'A' && a <= 'Z' ? (char) (a + 32) : a;
+    char lb = b >= 'A' && b <= 'Z' ? (char) (b + 32) : b;
+    return la == lb;
+  }
+
+  /** A pattern that matches in either case, for a case-insensitive route. */
+  PathPattern ignoringCase() {
+    return ignoreCase ? this : new PathPattern(source, segments, true);
+  }
+
   /**
-   * Splits a request path into segments the way a server resolves it, so that no spelling
-   * ({@code //api}, {@code /api/./x}, {@code /x/../api}, {@code /%61pi}) slips past a pattern:
-   * percent-decodes unreserved characters, drops empty and {@code .} segments, resolves
-   * {@code ..}. Bounded: at most 256 segments are kept.
+   * The segments of a path normalised by {@link RequestTarget} (no empty or dot segment is left
+   * to resolve). Bounded: at most 256 segments are kept.
    */
-  static String[] normalize(String rawPath) {
-    String path = rawPath == null ? "/" : decodeUnreserved(rawPath);
+  static String[] segments(String normalizedPath) {
+    String path = normalizedPath == null ? "/" : normalizedPath;
     java.util.ArrayList<String> out = new java.util.ArrayList<>();
-    int start = 0;
+    int start = path.startsWith("/") ? 1 : 0;
     int n = path.length();
-    while (start <= n && out.size() < 256) {
+    while (start < n && out.size() < 256) {
       int end = path.indexOf('/', start);
       if (end < 0) {
         end = n;
       }
-      String segment = path.substring(start, end);
-      if (segment.equals("..")) {
-        if (!out.isEmpty()) {
-          out.remove(out.size() - 1);
-        }
-      } else if (!segment.isEmpty() && !segment.equals(".")) {
-        out.add(segment);
+      if (end > start) {
+        out.add(path.substring(start, end));
       }
       start = end + 1;
     }
     return out.toArray(new String[0]);
-  }
-
-  private static String decodeUnreserved(String path) {
-    if (path.indexOf('%') < 0) {
-      return path;
-    }
-    StringBuilder sb = new StringBuilder(path.length());
-    for (int i = 0; i < path.length(); i++) {
-      char c = path.charAt(i);
-      if (c == '%' && i + 2 < path.length()) {
-        int v = Character.digit(path.charAt(i + 1), 16) * 16 + Character.digit(path.charAt(i + 2), 16);
-        if (v >= 0 && isUnreserved((char) v)) {
-          sb.append((char) v);
-          i += 2;
-          continue;
-        }
-      }
-      sb.append(c);
-    }
-    return sb.toString();
-  }
-
-  private static boolean isUnreserved(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-        || c == '-' || c == '.' || c == '_' || c == '~';
   }
 
   @Override

@@ -41,6 +41,7 @@ public final class Policy {
   private final ClientAddressResolver clientAddress;
   private final Networks allow;
   private final boolean dryRun;
+  private final RequestTarget.Rules paths;
   /** Per route, in order: its rules followed by the global ones, built once. */
   private final List<List<Rule>> selections;
 
@@ -54,6 +55,7 @@ public final class Policy {
     this.rules = Collections.unmodifiableMap(given);
     this.allow = b.allow;
     this.dryRun = b.dryRun;
+    this.paths = b.paths;
     this.routes = List.copyOf(b.routes);
     this.dimensions = Collections.unmodifiableMap(new LinkedHashMap<>(b.dimensions));
     this.clientAddress = b.clientAddress;
@@ -80,7 +82,9 @@ public final class Policy {
   /** Selects the rules, identity and cost for {@code request}. Never throws on request input. */
   public Check select(RequestView request) {
     String method = request.method() == null ? "" : request.method().toUpperCase(Locale.ROOT);
-    String[] path = PathPattern.normalize(request.path());
+    // Adapters pass the path RequestTarget normalised (the one they forward); for one that did
+    // not, this makes the same path of it (a scan, and the same string, when it is normal).
+    String[] path = PathPattern.segments(RequestTarget.normalizePath(request.path(), paths));
     boolean upgrade = request.websocketUpgrade();
     if (!allow.isEmpty() && allow.contains(request.clientAddress(clientAddress))) {
       return Check.allowlistedCheck();
@@ -148,6 +152,11 @@ public final class Policy {
     return allow;
   }
 
+  /** How request paths are read ({@code path:} in a policy file): one rule for every adapter. */
+  public RequestTarget.Rules paths() {
+    return paths;
+  }
+
   /** True when every enforcing rule runs as a shadow rule ({@code mode: shadow}, {@code --dry-run}). */
   public boolean dryRun() {
     return dryRun;
@@ -165,6 +174,7 @@ public final class Policy {
     dimensions.forEach(b::dimension);
     b.clientAddress = clientAddress;
     b.allow = allow;
+    b.paths = paths;
     return b.dryRun(true).build();
   }
 
@@ -183,6 +193,7 @@ public final class Policy {
     private ClientAddressResolver clientAddress = ClientAddressResolver.direct();
     private Networks allow = Networks.none();
     private boolean dryRun;
+    private RequestTarget.Rules paths = RequestTarget.Rules.defaults();
 
     private Builder() {
       dimensions.put("ip", Source.clientAddress());
@@ -224,6 +235,12 @@ public final class Policy {
     /** Client networks ({@code 10.0.0.0/8}, {@code ::1}) whose requests are never limited. */
     public Builder allow(List<String> cidrs) {
       this.allow = Networks.parse(cidrs, "allow");
+      return this;
+    }
+
+    /** How request paths are read: path parameters and encoded slashes (default: strip, refuse). */
+    public Builder paths(RequestTarget.Rules rules) {
+      this.paths = Checks.notNull(rules, "path");
       return this;
     }
 

@@ -13,7 +13,10 @@ public interface RequestView {
   /** The method, upper case, like {@code GET}. */
   String method();
 
-  /** The raw path, without the query string. */
+  /**
+   * The path without the query string, normalised by {@link RequestTarget} as the adapter
+   * forwards it (a raw path is normalised again by {@link Policy#select}, the same way).
+   */
   String path();
 
   /** Every value of a header, in arrival order (several header lines); empty when absent. */

@@ -35,11 +35,14 @@ public final class Route {
   private final String[] headerNames;
   private final String[] headerValues;
   private final Networks from;
+  private final boolean caseInsensitive;
 
   private Route(Builder b) {
     this.name = b.name;
     this.methods = Collections.unmodifiableSet(new LinkedHashSet<>(b.methods));
-    this.paths = List.copyOf(b.paths);
+    this.caseInsensitive = b.caseInsensitive;
+    this.paths = b.caseInsensitive ? b.paths.stream().map(PathPattern::ignoringCase).toList()
+        : List.copyOf(b.paths);
     this.websocket = b.websocket;
     this.rules = List.copyOf(b.rules);
     this.exempt = b.exempt;
@@ -69,6 +72,11 @@ public final class Route {
     List<String> out = new ArrayList<>(paths.size());
     paths.forEach(p -> out.add(p.toString()));
     return out;
+  }
+
+  /** Whether the path patterns match letters in either case ({@code /STRICT} as {@code /strict}). */
+  public boolean caseInsensitive() {
+    return caseInsensitive;
   }
 
   /** True: only WebSocket upgrades; false: never; null: either. */
@@ -190,6 +198,7 @@ public final class Route {
     private final List<String> hosts = new ArrayList<>();
     private final Map<String, String> headers = new LinkedHashMap<>();
     private Networks from = Networks.none();
+    private boolean caseInsensitive;
 
     private static final String HOST =
         "[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*";
@@ -207,6 +216,15 @@ public final class Route {
     /** A path glob: {@code /healthz}, {@code /api/*}, {@code /records/**}. */
     public Builder path(String pattern) {
       paths.add(PathPattern.parse(pattern));
+      return this;
+    }
+
+    /**
+     * Whether the path patterns match letters in either case, for an upstream that routes
+     * case-insensitively; paths are case-sensitive by default, as RFC 3986 has them.
+     */
+    public Builder caseInsensitive(boolean caseInsensitive) {
+      this.caseInsensitive = caseInsensitive;
       return this;
     }
 

@@ -66,6 +66,18 @@ final class AdminRequest {
     }
   }
 
+  /** A switch: absent or {@code false} is off; present bare or as {@code true} is on. */
+  boolean flag(String name) throws BadRequest {
+    String v = query.get(name);
+    if (v == null || v.equals("false")) {
+      return false;
+    }
+    if (v.isEmpty() || v.equals("true")) {
+      return true;
+    }
+    throw new BadRequest(name, quote(v), "true, false or no value (?" + name + ")");
+  }
+
   /** An integer parameter from 1 to {@code max}, or {@code fallback} when absent. */
   int intParam(String name, int fallback, int max) throws BadRequest {
     String v = query.get(name);

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * {@code /v1/refused}, {@code /v1/keys/...}), which can lift bans and reset keys. With an
  * {@link AdminToken}, every {@code /v1/} request needs {@code Authorization: Bearer <token>}
  * (else 401); health and metrics stay open for probes and scrapers, which carry no secrets and
- * change nothing.
+ * change nothing. With a {@link Console}, {@code /} in a browser is the live console page.
  */
 public final class AdminServer implements AutoCloseable {
 
@@ -34,16 +34,27 @@ public final class AdminServer implements AutoCloseable {
       List.of("/healthz", "/livez", "/readyz", "/metrics", "/v1/policy");
   /** The incident endpoints, served when the listener has {@link Incidents}. */
   public static final List<String> INCIDENT_ENDPOINTS = List.of("GET /v1/bans",
-      "GET /v1/refused?rule=R", "GET /v1/keys/{rule}/{key}", "DELETE /v1/bans/{rule}/{key}",
+      "GET /v1/refused?rule=R", "GET /v1/keys/{rule}/{key}", "DELETE /v1/bans/{rule}/{key}[?keepState]",
       "POST /v1/keys/{rule}/{key}/reset");
+
+  /**
+   * Sent with every answer: the console's page may run only its own files (no inline script or
+   * style, no other origin), talk only to this listener, and be framed by nobody.
+   */
+  static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; "
+      + "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+      + "frame-ancestors 'none'";
 
   private final HttpServer server;
   private final ExecutorService executor;
+  private final Console console;
   private final AdminToken token;
 
-  private AdminServer(HttpServer server, ExecutorService executor, AdminToken token) {
+  private AdminServer(HttpServer server, ExecutorService executor, Console console,
+      AdminToken token) {
     this.server = server;
     this.executor = executor;
+    this.console = console;
     this.token = token;
   }
 
@@ -61,6 +72,17 @@ public final class AdminServer implements AutoCloseable {
   public static AdminServer start(InetSocketAddress address, Metrics metrics,
       Supplier<LoadedPolicy> policy, Supplier<Instant> loadedAt, String version,
       StoreHealth store, Incidents incidents, AdminToken token) throws IOException {
+    return start(address, metrics, policy, loadedAt, version, store, incidents, token, null);
+  }
+
+  /**
+   * As above, with the live console ({@code console}, or null for none) at {@code /}, which the
+   * listener then starts and, when closed, closes.
+   */
+  public static AdminServer start(InetSocketAddress address, Metrics metrics,
+      Supplier<LoadedPolicy> policy, Supplier<Instant> loadedAt, String version,
+      StoreHealth store, Incidents incidents, AdminToken token, Console console)
+      throws IOException {
     HttpServer server = HttpServer.create(address, 64);
     ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "sluice-admin");
@@ -69,12 +91,21 @@ public final class AdminServer implements AutoCloseable {
     });
     server.setExecutor(executor);
     server.createContext("/", exchange -> {
-      try (exchange) {
+      boolean streaming = false;
+      try {
         String method = exchange.getRequestMethod();
         String path = exchange.getRequestURI().getPath();
         String rawPath = exchange.getRequestURI().getRawPath();
         if (rawPath.startsWith("/v1/") && refused(exchange, token)) {
           return;
+        }
+        if (console != null) {
+          Console.Served served = console.serve(exchange, method, rawPath,
+              exchange.getRequestURI().getRawQuery());
+          if (served != Console.Served.NOT_MINE) {
+            streaming = served == Console.Served.STREAMING;
+            return;
+          }
         }
         if (incidents != null && Incidents.owns(rawPath)) {
           Incidents.Caller caller = new Incidents.Caller(
@@ -118,17 +149,25 @@ public final class AdminServer implements AutoCloseable {
           case "/":
             send(exchange, 200, "text/plain; charset=utf-8",
                 "sluice admin " + version + "\n" + String.join("\n", ENDPOINTS) + "\n"
-                    + (incidents == null ? "" : String.join("\n", INCIDENT_ENDPOINTS) + "\n"));
+                    + (incidents == null ? "" : String.join("\n", INCIDENT_ENDPOINTS) + "\n")
+                    + (console == null ? "" : String.join("\n", Console.ENDPOINTS) + "\n"));
             break;
           default:
             send(exchange, 404, "text/plain; charset=utf-8", "not found\n");
         }
       } catch (IOException | RuntimeException e) {
         // the client went away or rendering failed; the exchange is closed either way
+      } finally {
+        if (!streaming) {
+          exchange.close();   // an event stream closes its own when the page goes
+        }
       }
     });
     server.start();
-    return new AdminServer(server, executor, token);
+    if (console != null) {
+      console.start();
+    }
+    return new AdminServer(server, executor, console, token);
   }
 
   /**
@@ -159,11 +198,18 @@ public final class AdminServer implements AutoCloseable {
     return true;
   }
 
-  private static void send(HttpExchange exchange, int status, String type, String body)
+  static void send(HttpExchange exchange, int status, String type, String body)
       throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    send(exchange, status, type, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static void send(HttpExchange exchange, int status, String type, byte[] bytes)
+      throws IOException {
     exchange.getResponseHeaders().set("Content-Type", type);
     exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.getResponseHeaders().set("Content-Security-Policy", CSP);
+    exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+    exchange.getResponseHeaders().set("Referrer-Policy", "no-referrer");
     boolean head = exchange.getRequestMethod().equals("HEAD");
     exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
     if (!head) {
@@ -183,6 +229,9 @@ public final class AdminServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (console != null) {
+      console.close();
+    }
     server.stop(0);
     executor.shutdownNow();
   }

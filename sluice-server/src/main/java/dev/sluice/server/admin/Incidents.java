@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * GET    /v1/bans[?rule=R][&amp;limit=N]        banned keys, most recently refused first
  * GET    /v1/refused?rule=R[&amp;limit=N]       keys of R refusing now, most recently refused first
  * GET    /v1/keys/{rule}/{key}              a key's state
- * DELETE /v1/bans/{rule}/{key}              lift the ban (404 when not banned); limits stay
+ * DELETE /v1/bans/{rule}/{key}[?keepState] lift the ban and reset the key (404 when not
+ *                                           banned); with keepState the limits stay as spent
  * POST   /v1/keys/{rule}/{key}/reset        forget the key's state: a full limit, no ban
  * DELETE /v1/keys/{rule}/{key}              the same
  * </pre>
@@ -229,20 +230,35 @@ public final class Incidents {
     String ruleName = req.segments.get(2);
     String key = req.segments.get(3);
     try {
-      req.only();
+      boolean unban = action.equals("unban");
+      if (unban) {
+        req.only("keepState");
+      } else {
+        req.only();
+      }
       Rule rule = rule(ruleName);
       key = key(req);
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("rule", rule.name());
       body.put("key", key);
       body.put("action", action);
-      if (action.equals("unban")) {
+      if (unban) {
+        boolean keep = req.flag("keepState");
         boolean lifted = await(store.unbanAsync(rule, key));
         body.put("lifted", lifted);
         if (!lifted) {
           body.put("error", "not banned");
+          outcome = "not banned";
+        } else if (keep) {
+          body.put("stateReset", false);
+          outcome = "lifted (state kept)";
+        } else {
+          // The limits that started the ban are still spent: kept, the next request would ban
+          // the key again for the full length (issue 20). Lifted means decided afresh.
+          await(store.resetAsync(rule, key));
+          body.put("stateReset", true);
+          outcome = "lifted";
         }
-        outcome = lifted ? "lifted" : "not banned";
         reply = Reply.json(lifted ? 200 : 404, body);
       } else {
         boolean had = await(store.resetAsync(rule, key));

@@ -153,8 +153,8 @@ public final class Metrics implements GatewayEvents {
    * its quota on requests a route's rule decides, and showed 0 while it did.
    */
   @Override
-  public void decision(String kind, List<Rule> rules, Decision d) {
-    meters.decision(rules, d);
+  public void decision(String kind, List<Rule> rules, Decision d, long nanos) {
+    meters.decision(kind, rules, d, nanos);
     if (d.degraded()) {
       storeErrorLog(d);
     }
@@ -163,17 +163,6 @@ public final class Metrics implements GatewayEvents {
       if (rule.mode() == Mode.SHADOW && d.refusedBy(i)) {
         shadowLog(kind, rule.name());
       }
-    }
-  }
-
-  /** A decision of one rule (a WebSocket action), counted under the rule that decided. */
-  @Override
-  public void decision(String kind, Decision d) {
-    meters.decision(d);
-    if (d.degraded()) {
-      storeErrorLog(d);
-    } else if (d.allowed() && d.shadowRefused() && d.shadowRule() != null) {
-      shadowLog(kind, d.shadowRule());
     }
   }
 
@@ -295,6 +284,17 @@ public final class Metrics implements GatewayEvents {
         .description("Requests a rule refused that waited for their token (the rule's delay); "
             + "the decision after the wait is counted in sluice_decisions_total.")
         .tag("rule", k).register(registry)).increment();
+  }
+
+  /** Decisions the store could not answer, since start. */
+  public long storeErrors() {
+    return meters.storeErrors();
+  }
+
+  /** Requests {@code rule} made wait for their token (its {@code delay}), for the console. */
+  public long delayedCount(String rule) {
+    Counter c = delayed.get(rule);
+    return c == null ? 0 : (long) c.count();
   }
 
   @Override

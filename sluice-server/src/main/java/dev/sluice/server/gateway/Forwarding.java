@@ -3,32 +3,106 @@ package dev.sluice.server.gateway;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.util.AsciiString;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * Rewrites headers on their way through the proxy: hop-by-hop headers are dropped, and the peer is
- * appended to {@code X-Forwarded-For} and {@code Forwarded}, never replacing what earlier proxies
- * wrote (seed 000: replacing the header in the last proxy would make every request look like it
- * came from that proxy's neighbour).
+ * The one table of the headers a proxy rewrites, and the rewriting, for the byte relay
+ * ({@link #requestHead}) and for the Netty objects of HTTP/2 streams and WebSocket upgrades
+ * ({@link #stripHopByHop}, {@link #forward}).
+ *
+ * <ul>
+ *   <li>Hop-by-hop fields describe one connection, not the message (RFC 9110, 7.6.1):
+ *       {@code Connection} and the fields it names, {@code Keep-Alive},
+ *       {@code Proxy-Connection}, {@code TE}, {@code Trailer}, {@code Upgrade}; responses also
+ *       lose {@code Proxy-Authenticate}. A client can never strip the framing, the forwarding
+ *       fields or {@code Host} by naming them in {@code Connection}.
+ *   <li>Forwarding fields ({@link #FORWARDING}) say who the client is. From a peer the policy
+ *       does not trust as a proxy ({@code trust:}), they are whatever the client chose: all are
+ *       removed, and the gateway sets its own ({@code X-Forwarded-For} and {@code X-Real-IP}
+ *       the peer, {@code Forwarded} {@code for} and {@code proto}, {@code X-Forwarded-Host} the
+ *       client's {@code Host}, {@code X-Forwarded-Proto} the listener's scheme). From a trusted
+ *       proxy they are kept, and the peer is appended to {@code X-Forwarded-For} and
+ *       {@code Forwarded}, never replacing what earlier proxies wrote (seed 000: replacing the
+ *       header in the last proxy would make every request look like it came from that proxy's
+ *       neighbour).
+ * </ul>
  */
 final class Forwarding {
 
-  static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
-  static final AsciiString X_FORWARDED_HOST = AsciiString.cached("x-forwarded-host");
-  static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
-  static final AsciiString FORWARDED = AsciiString.cached("forwarded");
-  private static final AsciiString KEEP_ALIVE = AsciiString.cached("keep-alive");
-  private static final AsciiString PROXY_CONNECTION = AsciiString.cached("proxy-connection");
+  /** Request fields that are hop-by-hop besides {@code Connection} and {@code Upgrade}. */
+  static final List<String> HOP_BY_HOP_REQUEST =
+      List.of("keep-alive", "proxy-connection", "te", "trailer");
+  /** Response fields that are hop-by-hop besides {@code Connection}. */
+  static final List<String> HOP_BY_HOP_RESPONSE =
+      List.of("keep-alive", "proxy-connection", "te", "trailer", "upgrade", "proxy-authenticate");
+  /** The forwarding fields, in the order {@link RequestHead} numbers them. */
+  static final List<String> FORWARDING = List.of("x-forwarded-for", "x-forwarded-host",
+      "x-forwarded-proto", "x-forwarded-port", "forwarded", "x-real-ip");
+
+  private static final int XFF = RequestHead.forwardingKind("x-forwarded-for");
+  private static final int XFH = RequestHead.forwardingKind("x-forwarded-host");
+  private static final int XFP = RequestHead.forwardingKind("x-forwarded-proto");
+  private static final int FWD = RequestHead.forwardingKind("forwarded");
+  private static final int REAL_IP = RequestHead.forwardingKind("x-real-ip");
 
   private Forwarding() {}
 
-  /** Removes the headers that describe one connection, not the message (RFC 9110, 7.6.1). */
+  /** The client's side of the rewriting: who the peer is, and whether it is a trusted proxy. */
+  record Peer(String ip, boolean trusted, String proto) {
+    /** Its RFC 7239 {@code for} and {@code proto} element. */
+    String forwardedElement() {
+      return "for=" + node(ip) + ";proto=" + proto;
+    }
+  }
+
+  /**
+   * The relay's request head as forwarded: the method, {@code target} (normalised) and version,
+   * the end-to-end fields as received, {@code Host} the upstream, and the forwarding fields as
+   * the class comment says.
+   */
+  static HeadWriter requestHead(RequestHead h, String target, HeadWriter w,
+      String upstreamAuthority, Peer peer) {
+    h.writeMethod(w);
+    w.put(" ").put(target).put(h.http10() ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
+    boolean trusted = peer.trusted();
+    for (int i = 0; i < h.fieldCount(); i++) {
+      if (h.endToEnd(i)) {
+        h.writeField(w, i);
+      } else if (trusted && h.forwarding(i) && h.kind(i) != XFF && h.kind(i) != FWD) {
+        h.writeField(w, i);
+      }
+    }
+    w.put("host: ").put(upstreamAuthority).crlf();
+    if (h.http10() && h.keepAlive()) {
+      w.put("connection: keep-alive\r\n");
+    }
+    if (peer.ip() == null) {
+      return w.crlf();
+    }
+    String xff = trusted ? h.joined(XFF) : null;
+    w.put("x-forwarded-for: ").put(xff == null ? peer.ip() : xff + ", " + peer.ip()).crlf();
+    String fwd = trusted ? h.joined(FWD) : null;
+    w.put("forwarded: ").put(fwd == null ? peer.forwardedElement()
+        : fwd + ", " + peer.forwardedElement()).crlf();
+    if (!(trusted && h.joined(XFH) != null) && h.hasHost()) {
+      w.put("x-forwarded-host: ");
+      h.writeHost(w);
+      w.crlf();
+    }
+    if (!(trusted && h.joined(XFP) != null)) {
+      w.put("x-forwarded-proto: ").put(peer.proto()).crlf();
+    }
+    if (!(trusted && h.joined(REAL_IP) != null)) {
+      w.put("x-real-ip: ").put(peer.ip()).crlf();
+    }
+    return w.crlf();
+  }
+
+  /** Removes the hop-by-hop headers of a Netty message (the class comment's list). */
   static void stripHopByHop(HttpHeaders h) {
     // Most requests carry no Connection header: skip building its list.
     List<String> values = h.contains(HttpHeaderNames.CONNECTION)
@@ -44,47 +118,52 @@ final class Forwarding {
     }
     for (String name : named) {
       String lower = name.toLowerCase(Locale.ROOT);
-      // Never let a client strip the framing or the forwarding headers through Connection.
       if (!lower.equals("transfer-encoding") && !lower.equals("content-length")
-          && !lower.startsWith("x-forwarded") && !lower.equals("forwarded")
-          && !lower.equals("host")) {
+          && !FORWARDING.contains(lower) && !lower.equals("host")) {
         h.remove(name);
       }
     }
     h.remove(HttpHeaderNames.CONNECTION);
-    h.remove(KEEP_ALIVE);
-    h.remove(PROXY_CONNECTION);
-    h.remove(HttpHeaderNames.TE);
-    h.remove(HttpHeaderNames.TRAILER);
-    h.remove(HttpHeaderNames.UPGRADE);
-    h.remove(HttpHeaderNames.PROXY_AUTHENTICATE);
+    for (String name : HOP_BY_HOP_RESPONSE) {
+      h.remove(name);
+    }
   }
 
   /**
-   * Appends {@code peer} to the forwarding headers, points {@code Host} at the upstream and keeps
-   * the original host in {@code X-Forwarded-Host}; {@code proto} is the client's scheme
-   * ({@code http}, or {@code https} on a TLS listener).
+   * Rewrites the forwarding headers of a Netty request as {@link #requestHead} does, and points
+   * {@code Host} at the upstream.
    */
-  static void forward(HttpHeaders h, String peer, String proto, String upstreamAuthority) {
-    if (peer != null) {
-      String xff = joined(h, X_FORWARDED_FOR);
-      h.set(X_FORWARDED_FOR, xff == null ? peer : xff + ", " + peer);
-      String fwd = joined(h, FORWARDED);
-      String node = "for=" + node(peer) + ";proto=" + proto;
-      h.set(FORWARDED, fwd == null ? node : fwd + ", " + node);
-    }
+  static void forward(HttpHeaders h, Peer peer, String upstreamAuthority) {
     String host = h.get(HttpHeaderNames.HOST);
-    if (host != null && !h.contains(X_FORWARDED_HOST)) {
-      h.set(X_FORWARDED_HOST, host);
-    }
-    if (!h.contains(X_FORWARDED_PROTO)) {
-      h.set(X_FORWARDED_PROTO, proto);
+    if (peer.ip() != null) {
+      String xff = peer.trusted() ? joined(h, "x-forwarded-for") : null;
+      String fwd = peer.trusted() ? joined(h, "forwarded") : null;
+      boolean keepHost = peer.trusted() && h.contains("x-forwarded-host");
+      boolean keepProto = peer.trusted() && h.contains("x-forwarded-proto");
+      boolean keepRealIp = peer.trusted() && h.contains("x-real-ip");
+      if (!peer.trusted()) {
+        for (String name : FORWARDING) {
+          h.remove(name);
+        }
+      }
+      h.set("x-forwarded-for", xff == null ? peer.ip() : xff + ", " + peer.ip());
+      h.set("forwarded", fwd == null ? peer.forwardedElement()
+          : fwd + ", " + peer.forwardedElement());
+      if (!keepHost && host != null) {
+        h.set("x-forwarded-host", host);
+      }
+      if (!keepProto) {
+        h.set("x-forwarded-proto", peer.proto());
+      }
+      if (!keepRealIp) {
+        h.set("x-real-ip", peer.ip());
+      }
     }
     h.set(HttpHeaderNames.HOST, upstreamAuthority);
   }
 
   /** Every line of the header {@code name} as one comma-separated list; null when absent. */
-  private static String joined(HttpHeaders h, AsciiString name) {
+  private static String joined(HttpHeaders h, String name) {
     if (!h.contains(name)) {
       return null;
     }
@@ -92,22 +171,16 @@ final class Forwarding {
     return all.size() == 1 ? all.get(0) : String.join(", ", all);
   }
 
+  /** The peer of {@code ch} (a connection, or an HTTP/2 stream's), as {@code snap} trusts it. */
+  static Peer peer(Channel ch, Snapshot snap, String proto) {
+    InetAddress address = ch.remoteAddress() instanceof InetSocketAddress inet
+        ? inet.getAddress() : null;
+    return new Peer(peerIp(ch), snap.config.policy().clientAddress().trustsPeer(address), proto);
+  }
+
   /** An RFC 7239 node: IPv6 quoted and bracketed ({@code "[2001:db8::1]"}). */
   static String node(String ip) {
     return ip.indexOf(':') >= 0 ? "\"[" + ip + "]\"" : ip;
-  }
-
-  /** The request target in origin form, as an upstream expects it. */
-  static String originForm(String uri) {
-    if (uri.startsWith("/")) {
-      return uri;
-    }
-    int scheme = uri.indexOf("://");
-    if (scheme > 0) {
-      int slash = uri.indexOf('/', scheme + 3);
-      return slash < 0 ? "/" : uri.substring(slash);
-    }
-    return uri.equals("*") ? uri : "/" + uri;
   }
 
   /** The client socket's address as text, without an IPv6 zone. */
@@ -119,56 +192,5 @@ final class Forwarding {
       return zone < 0 ? text : text.substring(0, zone);
     }
     return null;
-  }
-
-  private static final byte[] X_FORWARDED_HOST_FIELD =
-      "x-forwarded-host: ".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] X_FORWARDED_PROTO_HTTP =
-      "x-forwarded-proto: http\r\n".getBytes(StandardCharsets.US_ASCII);
-
-  /**
-   * The byte relay's request head: {@code h} as received with the same rewriting as
-   * {@link #stripHopByHop} and {@link #forward} (a relayed head carries no hop-by-hop field but
-   * {@code Connection: keep-alive}, dropped here). {@code host}, {@code forwardedFor} and
-   * {@code forwarded} are the connection's own field lines ({@code forwardedFor} null when the
-   * peer is unknown).
-   */
-  static HeadWriter relayHead(RequestHead h, HeadWriter w, byte[] host, byte[] forwardedFor,
-      byte[] forwarded) {
-    h.writeRequestLine(w);
-    int hostField = -1;
-    for (int i = 0; i < h.fieldCount(); i++) {
-      int kind = h.kind(i);
-      if (kind == RequestHead.HOST) {
-        hostField = i;
-      } else if (kind != RequestHead.CONNECTION && kind != RequestHead.X_FORWARDED_FOR
-          && kind != RequestHead.FORWARDED) {
-        h.writeField(w, i);
-      }
-    }
-    w.put(host);
-    if (forwardedFor != null) {
-      String xff = h.joined(RequestHead.X_FORWARDED_FOR);
-      if (xff == null) {
-        w.put(forwardedFor);
-      } else {
-        w.field("x-forwarded-for", xff + ", " + h.peer());
-      }
-      String fwd = h.joined(RequestHead.FORWARDED);
-      if (fwd == null) {
-        w.put(forwarded);
-      } else {
-        w.field("forwarded", fwd + ", for=" + node(h.peer()) + ";proto=http");
-      }
-    }
-    if (hostField >= 0 && !h.has(RequestHead.X_FORWARDED_HOST)) {
-      w.put(X_FORWARDED_HOST_FIELD);
-      h.writeValue(w, hostField);
-      w.crlf();
-    }
-    if (!h.has(RequestHead.X_FORWARDED_PROTO)) {
-      w.put(X_FORWARDED_PROTO_HTTP);
-    }
-    return w.crlf();
   }
 }

@@ -30,7 +30,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>The head timeout: a connection that has not sent a complete request head within the
  *       handshake timeout (after connecting, or after its previous exchange) is closed, so a
  *       slow client cannot hold a socket by trickling bytes.
- *   <li>{@code GET /healthz} is answered here, before any limit.
+ *   <li>The request target is normalised (core's {@code RequestTarget}, the relay's rule): an
+ *       absolute {@code :path} is reduced to its path, a target that cannot be read is 400,
+ *       {@code CONNECT} 405; what follows sees, and forwards, the normalised target.
+ *   <li>{@code gateway.healthPath}, when set, is answered here, before any limit.
  *   <li>The body cap: a declared {@code Content-Length} over the cap is refused with 413 before
  *       anything is forwarded; a streamed body is counted and cut at the cap (413 if no response
  *       has started, then close).
@@ -163,7 +166,17 @@ final class FrontHandler extends ChannelDuplexHandler {
           false);
       return;
     }
-    if (isHealthCheck(request)) {
+    String problem = normalize(request);
+    if (problem != null) {
+      ReferenceCountUtil.release(request);
+      discarding = !full;
+      HttpResponseStatus status = problem.startsWith("CONNECT")
+          ? HttpResponseStatus.METHOD_NOT_ALLOWED : HttpResponseStatus.BAD_REQUEST;
+      respond(ctx, request, status, Generated.error(status.reasonPhrase().toLowerCase(
+          java.util.Locale.ROOT), problem), false);
+      return;
+    }
+    if (isHealthCheck(request, snapshot.gateway.healthPath())) {
       access = null;
       discarding = !full;
       ReferenceCountUtil.release(request);
@@ -192,12 +205,38 @@ final class FrontHandler extends ChannelDuplexHandler {
     }
   }
 
-  static boolean isHealthCheck(HttpRequest request) {
-    if (!HttpMethod.GET.equals(request.method()) && !HttpMethod.HEAD.equals(request.method())) {
+  /**
+   * Rewrites the request's target to its normalised form, as the relay forwards it; the reason
+   * it cannot be served, or null.
+   */
+  private String normalize(HttpRequest request) {
+    if (HttpMethod.CONNECT.equals(request.method())) {
+      return "CONNECT is not served";
+    }
+    dev.sluice.core.policy.RequestTarget t = dev.sluice.core.policy.RequestTarget.parse(
+        request.uri(), snapshot.config.policy().paths());
+    if (!t.ok()) {
+      return t.problem();
+    }
+    if (t.asterisk() && !HttpMethod.OPTIONS.equals(request.method())) {
+      return "the asterisk form is for OPTIONS only";
+    }
+    String host = request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.HOST);
+    if (t.authority() != null && (host == null || !t.authority().equalsIgnoreCase(host))) {
+      return "an absolute-form target whose authority is not the Host";
+    }
+    request.setUri(t.forwardTarget());
+    return null;
+  }
+
+  /** The gateway's own health path ({@code gateway.healthPath}, none by default). */
+  static boolean isHealthCheck(HttpRequest request, String path) {
+    if (path == null || (!HttpMethod.GET.equals(request.method())
+        && !HttpMethod.HEAD.equals(request.method()))) {
       return false;
     }
     String uri = request.uri();
-    return uri.equals("/healthz") || uri.startsWith("/healthz?");
+    return uri.equals(path) || uri.startsWith(path + "?");
   }
 
   private void tooLarge(ChannelHandlerContext ctx) {
@@ -352,6 +391,10 @@ final class FrontHandler extends ChannelDuplexHandler {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+      ctx.close();   // a WebSocket client that shut its output is gone (the relay half-closes)
+      return;
+    }
     if (evt instanceof IdleStateEvent) {
       if (upgraded) {
         // A WebSocket client is told why (1001), and the relay tells the upstream.

@@ -3,7 +3,6 @@ package dev.sluice.server.gateway;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Ticker;
 import dev.sluice.netty.HttpRateLimitHandler;
-import dev.sluice.netty.RateLimitListener;
 import dev.sluice.netty.WebSocketGuardHandler;
 import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.PolicyConfig;
@@ -26,7 +25,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -36,17 +34,18 @@ import java.util.function.Supplier;
  *
  * <pre>
  * [SslHandler -&gt; TlsNegotiation (ALPN) | PriorKnowledge (h2c)] -&gt; IdleTimeout
- *   [-&gt; RelayHandler (plain HTTP/1.1 forwarded as bytes; hands anything else to the rest)]
- *   -&gt; HttpServerCodec (header and request-line caps)
- *   -&gt; FrontHandler (414/431, head timeout, /healthz, body cap, pipelining)
- *   -&gt; HttpRateLimitHandler (429 and limit headers) -&gt; WebSocketGuardHandler (caps, frames)
- *   -&gt; ModerationHandler (422 for refused names in JSON bodies and messages)
- *   -&gt; ProxyHandler (streams to the upstream; WebSockets relayed end to end)
+ *   -&gt; RelayHandler (HTTP/1.1, for the connection's whole life, as bytes: heads, caps,
+ *      the admission step, 429/503 and every generated answer, bodies, moderation, the
+ *      upstream, the access log)
  * </pre>
  *
- * <p>A connection that negotiates HTTP/2 (ALPN "h2", or h2c with prior knowledge) replaces the
- * codec and the handlers after it by {@link Http2Pipeline}: each stream runs FrontHandler through
- * ProxyHandler as a connection of its own.
+ * <p>The relay hands the connection over only when it stops being HTTP/1.1. A WebSocket upgrade
+ * goes to the Netty pipeline that decides and relays WebSockets: {@code HttpServerCodec ->
+ * FrontHandler -> HttpRateLimitHandler (the connect rules, by the same admission step) ->
+ * WebSocketGuardHandler (caps, frames) -> ModerationHandler -> ProxyHandler (WebSocketRelay)}. A
+ * connection that negotiates HTTP/2 (ALPN "h2", or h2c with prior knowledge) replaces the relay
+ * by {@link Http2Pipeline}: each stream runs {@code FrontHandler -> HttpRateLimitHandler ->
+ * ModerationHandler -> ProxyHandler} as a connection of its own.
  *
  * <p>The config is read through the supplier for each request and each new connection, so a
  * reload that swaps the {@link PolicyConfig} takes effect atomically: a request sees the old
@@ -62,16 +61,8 @@ import java.util.function.Supplier;
  */
 public final class Gateway implements AutoCloseable {
 
-  /** The handlers of an HTTP/1.1 connection that HTTP/2 replaces by the stream multiplexer. */
-  static final List<String> HTTP1_HANDLERS =
-      List.of("relay", "http", "front", "check", "limit", "ws-guard", "moderate", "proxy");
-
-  /**
-   * Whether plain listeners with an http upstream forward simple requests as bytes
-   * ({@link RelayHandler}); {@code -Dsluice.relay=false} sends every request through the full
-   * pipeline.
-   */
-  static final boolean RELAY = !"false".equals(System.getProperty("sluice.relay"));
+  /** The handler of an HTTP/1.1 connection that HTTP/2 replaces by the stream multiplexer. */
+  static final List<String> HTTP1_HANDLERS = List.of("relay");
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -80,22 +71,15 @@ public final class Gateway implements AutoCloseable {
   private final Channel server;
   private final DemoUpstream demo;
   private final URI upstream;
-  private final LongAdder relayed;
 
   private Gateway(EventLoopGroup boss, EventLoopGroup workers, ChannelGroup children,
-      Channel server, DemoUpstream demo, URI upstream, LongAdder relayed) {
+      Channel server, DemoUpstream demo, URI upstream) {
     this.boss = boss;
     this.workers = workers;
     this.children = children;
     this.server = server;
     this.demo = demo;
     this.upstream = upstream;
-    this.relayed = relayed;
-  }
-
-  /** Requests forwarded by the byte relay so far (the rest took the full pipeline). */
-  long relayedRequests() {
-    return relayed.sum();
   }
 
   /**
@@ -293,7 +277,7 @@ public final class Gateway implements AutoCloseable {
       if (limiter == null) {
         throw new IllegalArgumentException("limiter : null (expected: a rate limiter)");
       }
-      Snapshot.Source snapshots = new Snapshot.Source(config);
+      Snapshot.Source snapshots = new Snapshot.Source(config, limiter, events);
       EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, Transport.ioHandler());
       EventLoopGroup workers = eventLoops != null ? eventLoops : Gateway.eventLoops(threads);
       ChannelGroup children = eventLoops != null
@@ -306,32 +290,32 @@ public final class Gateway implements AutoCloseable {
           target = demo.uri();
         }
         Upstream up = Upstream.of(target, upstreamCa, upstreamSni);
-        UpstreamPool pool = new UpstreamPool(up, true);
+        UpstreamPool objects = new UpstreamPool(up, true);
         UpstreamPool bytes = new UpstreamPool(up, false);
-        boolean relay = RELAY && tls == null && up.tls == null;
-        LongAdder relayed = new LongAdder();
-        RateLimitListener listener = new EventsListener(events);
         GatewayEvents ev = events;
         RateLimiter lim = limiter;
         Ticker tick = ticker;
         DecisionApi api = decisionApi;
         ServerTls serverTls = tls;
         String proto = tls != null ? "https" : "http";
-        Consumer<ChannelPipeline> exchange = p -> {
+        // HTTP/2 streams and upgraded WebSockets: the Netty objects, after the HTTP codec.
+        Consumer<ChannelPipeline> objectPipeline = p -> {
           p.addLast("front", new FrontHandler(snapshots, ev));
           if (api != null) {
             p.addLast("check", new CheckHandler(api));
           }
-          p.addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http, listener))
+          p.addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http, ev))
               .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws, tick,
-                  listener))
+                  ev))
               .addLast("moderate", new ModerationHandler(snapshots, ev))
-              .addLast("proxy", new ProxyHandler(up, pool, snapshots, ev, proto));
+              .addLast("proxy", new ProxyHandler(up, objects, snapshots, ev, proto));
         };
         Channel server = new ServerBootstrap().group(boss, workers)
             .channel(Transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
+            // A client that shuts its output after a request still gets the answer.
+            .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
             .childHandler(new ChannelInitializer<SocketChannel>() {
               @Override
               protected void initChannel(SocketChannel ch) {
@@ -342,7 +326,7 @@ public final class Gateway implements AutoCloseable {
                 long idle = Math.max(0, g.idleTimeout().toMillis());
                 ChannelPipeline p = ch.pipeline();
                 Runnable toHttp2 = () -> Http2Pipeline.install(p, HTTP1_HANDLERS,
-                    g.maxHeaderBytes(), exchange);
+                    g.maxHeaderBytes(), objectPipeline);
                 if (serverTls != null) {
                   p.addLast("tls", serverTls.context().newHandler(ch.alloc()))
                       .addLast("alpn", new Http2Pipeline.TlsNegotiation(toHttp2));
@@ -350,19 +334,18 @@ public final class Gateway implements AutoCloseable {
                   p.addLast("h2c", new Http2Pipeline.PriorKnowledge(toHttp2));
                 }
                 p.addLast("idle", new IdleTimeout(idle));
-                if (relay) {
-                  p.addLast("relay", new RelayHandler(snapshots, lim, listener, ev, up, bytes,
-                      api != null, relayed));
-                }
-                p.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
-                    .setMaxInitialLineLength(g.maxInitialLineBytes())
-                    .setMaxHeaderSize(g.maxHeaderBytes())
-                    .setMaxChunkSize(64 * 1024)));
-                exchange.accept(p);
+                p.addLast("relay", new RelayHandler(snapshots, ev, up, bytes, api, proto,
+                    ws -> {
+                      ws.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
+                          .setMaxInitialLineLength(g.maxInitialLineBytes())
+                          .setMaxHeaderSize(g.maxHeaderBytes())
+                          .setMaxChunkSize(64 * 1024)));
+                      objectPipeline.accept(ws);
+                    }));
               }
             })
             .bind(listen).sync().channel();
-        return new Gateway(boss, workers, children, server, demo, target, relayed);
+        return new Gateway(boss, workers, children, server, demo, target);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         shutdown(boss, eventLoops == null ? workers : null, demo);

@@ -29,6 +29,7 @@ final class HeadEnd {
         return BARE_LF;
       }
       if (lf - 3 >= in.readerIndex() && in.getByte(lf - 2) == '\n') {
+        scanned = lf + 1;   // a pipelined head after this one is scanned from here
         return lf + 1;
       }
       from = lf + 1;

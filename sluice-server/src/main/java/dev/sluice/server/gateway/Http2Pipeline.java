@@ -103,7 +103,8 @@ final class Http2Pipeline {
   static final class ConnectionEnd extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      if (evt instanceof IdleStateEvent) {
+      if (evt instanceof IdleStateEvent
+          || evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
         ctx.close();
         return;
       }

@@ -117,7 +117,7 @@ final class ModerationHandler extends ChannelInboundHandlerAdapter {
   private void checkBody(ChannelHandlerContext ctx) {
     HttpRequest request = (HttpRequest) held.get(0);
     String body = utf8(held);
-    Refusal refusal = check(heldSnapshot.moderation, heldFields, body);
+    Refusal refusal = check(heldSnapshot.moderation, heldFields, body, events);
     List<Object> messages = new ArrayList<>(held);
     held.clear();
     heldFields = null;
@@ -177,7 +177,8 @@ final class ModerationHandler extends ChannelInboundHandlerAdapter {
     if (action != null && m.websocket().containsKey(action)) {
       fields.putAll(m.websocket().get(action));
     }
-    Refusal refusal = fields.isEmpty() || m.moderator() == null ? null : check(m, fields, text);
+    Refusal refusal = fields.isEmpty() || m.moderator() == null ? null
+        : check(m, fields, text, events);
     if (refusal == null) {
       List<WebSocketFrame> pass = new ArrayList<>(fragments);
       fragments.clear();
@@ -225,8 +226,12 @@ final class ModerationHandler extends ChannelInboundHandlerAdapter {
     return action[0];
   }
 
-  /** The first refused field of {@code json}, or null; every checked field is reported. */
-  private Refusal check(ModerationSettings m, Map<String, Surface> fields, CharSequence json) {
+  /**
+   * The first refused field of {@code json}, or null; every checked field is reported. The one
+   * check of a request body, for the HTTP/1.1 relay and the HTTP/2 streams alike.
+   */
+  static Refusal check(ModerationSettings m, Map<String, Surface> fields, CharSequence json,
+      GatewayEvents events) {
     Refusal[] first = new Refusal[1];
     JsonFields.forEach(json, fields, (field, value) -> {
       if (first[0] != null) {

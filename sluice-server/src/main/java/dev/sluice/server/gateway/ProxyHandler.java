@@ -47,8 +47,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   private ChannelHandlerContext ctx;
   private Channel client;
   private Snapshot snap;
-  /** The client's address text for the forwarding headers, from the exchange. */
-  private String peer;
+  /** The client's side of the forwarding headers. */
+  private Forwarding.Peer peer;
 
   private Channel up;
   private boolean connecting;
@@ -93,7 +93,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
       Exchange exchange = Exchange.of(client, request);
       snap = exchange != null && exchange.attachment() instanceof Snapshot pinned ? pinned
           : snapshots.get();
-      peer = exchange != null ? exchange.view().peer() : Forwarding.peerIp(client);
+      peer = Forwarding.peer(client, snap, proto);
       if (exchange != null ? exchange.view().websocketUpgrade()
           : NettyRequestView.isWebSocketUpgrade(request)) {
         relay = new WebSocketRelay(ctx, request, upstream, snap, events, proto);
@@ -133,9 +133,9 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     dropRest = false;
     HttpHeaders h = request.headers();
     Forwarding.stripHopByHop(h);
-    Forwarding.forward(h, peer, proto, upstream.authority);
+    Forwarding.forward(h, peer, upstream.authority);
     HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
-        Forwarding.originForm(request.uri()), h);
+        request.uri(), h);
     AccessRecord access = AccessRecord.of(client);
     if (access != null) {
       access.upstreamSent();
@@ -318,6 +318,9 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     }
     if (last) {
       exchangeActive = false;
+      if (up != null && UpstreamCodec.leftover(up) > 0) {
+        upKeepAlive = false;   // more bytes than the response framed: out of step
+      }
       if (!requestComplete) {
         // The upstream answered before the body was sent: drop the rest and this connection.
         dropRest = true;
@@ -334,17 +337,34 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     }
   }
 
+  /**
+   * The upstream's messages. Any framing error (a decoder failure, a message nobody asked for,
+   * both framings) closes the upstream connection, never pooled: a connection out of step with
+   * its framing would answer the next request, possibly another client's, with this one's bytes.
+   */
   @Override
   public void upstreamRead(Channel u, Object msg) {
     if (u != up || !exchangeActive) {
       ReferenceCountUtil.release(msg);
+      if (u == up) {
+        up = null;
+      }
+      u.close();
+      return;
+    }
+    if (msg instanceof io.netty.handler.codec.DecoderResultProvider p
+        && p.decoderResult().isFailure()) {
+      ReferenceCountUtil.release(msg);
+      badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: "
+          + Generated.reason(p.decoderResult().cause()));
       return;
     }
     if (msg instanceof HttpResponse r) {
-      if (r.decoderResult().isFailure()) {
+      if (r.headers().contains(io.netty.handler.codec.http.HttpHeaderNames.TRANSFER_ENCODING)
+          && (HttpUtil.isContentLengthSet(r) || !HttpUtil.isTransferEncodingChunked(r))) {
         ReferenceCountUtil.release(msg);
-        badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: "
-            + Generated.reason(r.decoderResult().cause()));
+        badGateway(HttpResponseStatus.BAD_GATEWAY, "invalid response: a transfer coding other "
+            + "than chunked, or both framings");
         return;
       }
       responseHead(r);

@@ -1,5 +1,6 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.netty.ReadGate;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -7,14 +8,19 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
 
 /**
- * The upstream side of a {@link RelayHandler}: one kept-alive connection (from the loop's pool, or
- * opened), the request head written to it, the response head read in place and rewritten
- * ({@link ResponseHead}), the body relayed as the buffers it arrives in until its framing says it
- * ended, and the response timeout. What the client gets besides the upstream's bytes (the limit
- * headers, a generated 502 or 504) comes from the handler through {@link Exchange}. One per
- * client connection; event loop only.
+ * The upstream side of a {@link RelayHandler}: one kept-alive connection (from the loop's pool,
+ * or opened), the request head and body written to it as they come, the response head read in
+ * place and rewritten ({@link ResponseHead}), the response body relayed as the buffers it arrives
+ * in until its framing says it ended, and the response timeout. What the client gets besides the
+ * upstream's bytes (the limit headers, a generated 502 or 504) comes from the handler through
+ * {@link Exchange}.
+ *
+ * <p>A connection is reused only when the exchange ended exactly as framed on both sides: any
+ * framing error, bytes the upstream sent beyond its response, a response that came before the
+ * request's body was sent, or a timeout closes it. One per client connection; event loop only.
  */
 final class RelayUpstream implements UpstreamPool.Owner {
 
@@ -23,7 +29,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
   /** The client side's part of an exchange. */
   interface Exchange {
     /** Adds the client side's fields (the limit headers) to the response head. */
-    void head(HeadWriter w);
+    void head(HeadWriter w, int status);
 
     /** The response ended; the connection can read its next request. */
     void ended();
@@ -48,11 +54,18 @@ final class RelayUpstream implements UpstreamPool.Owner {
   private boolean released;
   private Channel up;
   private boolean connecting;
-  private ByteBuf unsent;
+  /** What waits for the connection: the head and the body parts so far. */
+  private final ArrayDeque<ByteBuf> unsent = new ArrayDeque<>(2);
   /** A response head that has not fully arrived. */
   private ByteBuf upIn;
   private boolean headRequest;
+  /** Whether the request's last byte has been written (or queued) upstream. */
+  private boolean requestDone;
   private Snapshot snap;
+  private long sentNanos;
+  private long answeredNanos = -1;
+  private int status;
+  private long bodyBytes;
 
   RelayUpstream(ChannelHandlerContext ctx, Upstream upstream, UpstreamPool pool,
       GatewayEvents events, HeadWriter writer, Exchange exchange) {
@@ -66,48 +79,95 @@ final class RelayUpstream implements UpstreamPool.Owner {
     this.responseTimer = new Deadline(ctx.executor(), this::responseTimeout);
   }
 
-  /** Sends a request head (a whole request: the relay forwards none with a body). */
-  void send(ByteBuf head, boolean headRequest, Snapshot snap) {
+  /**
+   * Sends a request head; {@code complete} when the request has no body, else {@link #body}
+   * parts follow, the last one with {@code last}.
+   */
+  void send(ByteBuf head, boolean headRequest, boolean complete, Snapshot snap) {
     this.headRequest = headRequest;
     this.snap = snap;
+    this.requestDone = complete;
+    this.status = 0;
+    this.bodyBytes = 0;
+    this.answeredNanos = -1;
+    this.sentNanos = System.nanoTime();
     state = State.SENT;
     if (up != null && up.isActive()) {
-      write(head);
+      write(head, complete);
       return;
     }
     up = pool.take(client.eventLoop(), this);
     if (up != null) {
-      write(head);
+      write(head, complete);
       return;
     }
-    unsent = head;
+    unsent.add(head);
     connecting = true;
+    ReadGate.pause(client, ReadGate.UPSTREAM);
     pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
       connecting = false;
-      ByteBuf msg = unsent;
-      unsent = null;
       if (released) {
-        ReferenceCountUtil.release(msg);
+        releaseUnsent();
         done.channel().close();
         return;
       }
+      ReadGate.resume(client, ReadGate.UPSTREAM);
       if (!done.isSuccess()) {
-        ReferenceCountUtil.release(msg);
+        releaseUnsent();
         fail(HttpResponseStatus.BAD_GATEWAY,
             "could not connect: " + Generated.reason(done.cause()));
         return;
       }
       up = done.channel();
-      write(msg);
+      ByteBuf b;
+      while ((b = unsent.poll()) != null) {
+        write(b, unsent.isEmpty() && requestDone);
+      }
     });
   }
 
-  private void write(ByteBuf head) {
-    up.writeAndFlush(head, up.voidPromise());
-    long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
-    if (nanos > 0) {
-      responseTimer.arm(nanos);
+  /** A part of the request's body, as received; {@code last} for its final part. */
+  void body(ByteBuf part, boolean last) {
+    if (last) {
+      requestDone = true;
     }
+    if (state != State.SENT && state != State.BODY) {
+      part.release();   // the exchange failed or ended: nothing more goes up
+      return;
+    }
+    if (connecting || up == null) {
+      unsent.add(part);
+      return;
+    }
+    write(part, last);
+  }
+
+  private void write(ByteBuf b, boolean last) {
+    up.writeAndFlush(b, up.voidPromise());
+    if (last) {
+      long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
+      if (nanos > 0 && state == State.SENT) {
+        responseTimer.arm(nanos);
+      }
+    }
+    if (!up.isWritable()) {
+      ReadGate.pause(client, ReadGate.UPSTREAM);
+    }
+  }
+
+  /** The response's status, once its head arrived (0 before). */
+  int status() {
+    return status;
+  }
+
+  /** The response body's bytes relayed so far. */
+  long bodyBytes() {
+    return bodyBytes;
+  }
+
+  /** From sending the request to the response head, in microseconds; -1 without an answer. */
+  long upstreamMicros() {
+    return answeredNanos < 0 ? -1 : (answeredNanos - sentNanos) / 1000;
   }
 
   @Override
@@ -166,9 +226,11 @@ final class RelayUpstream implements UpstreamPool.Owner {
       ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
     }
     responseTimer.disarm();
+    answeredNanos = System.nanoTime();
+    status = response.status();
     HeadWriter w = writer.reset();
     response.writeHead(w);
-    exchange.head(w);
+    exchange.head(w, status);
     w.crlf();
     ctx.write(w.toBuffer(ctx.alloc()), ctx.voidPromise());
     state = State.BODY;
@@ -202,13 +264,16 @@ final class RelayUpstream implements UpstreamPool.Owner {
       return;
     }
     if (body > 0) {
+      bodyBytes += body;
       ctx.write(buf.retainedSlice(buf.readerIndex(), body), ctx.voidPromise());
     }
     buf.release();
     boolean done = response.bodyDone();
     if (done) {
-      if (!response.upstreamKeepAlive() || body < n) {
-        closeUpstream();   // done, or sent more than its response: not reusable
+      // Done, or sent more than its response, or answered before the request was sent: the
+      // connection is out of step with its framing and is not reused.
+      if (!response.upstreamKeepAlive() || body < n || !requestDone) {
+        closeUpstream();
       }
       state = State.IDLE;
     }
@@ -221,8 +286,27 @@ final class RelayUpstream implements UpstreamPool.Owner {
     }
   }
 
+  /** Whether the response head has been sent to the client. */
+  boolean responseStarted() {
+    return state == State.BODY;
+  }
+
+  /** Whether an exchange is in flight (sent, not yet answered to its end). */
+  boolean busy() {
+    return state != State.IDLE;
+  }
+
+  /** Whether the response closes the client connection (a body framed by the close). */
+  boolean closesClient() {
+    return response.closesClient();
+  }
+
   @Override
-  public void upstreamWritable(Channel u) {}
+  public void upstreamWritable(Channel u) {
+    if (u == up && up.isWritable()) {
+      ReadGate.resume(client, ReadGate.UPSTREAM);
+    }
+  }
 
   @Override
   public void upstreamClosed(Channel u) {
@@ -230,6 +314,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
       return;
     }
     up = null;
+    ReadGate.resume(client, ReadGate.UPSTREAM);
     if (state == State.SENT) {
       fail(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
     } else if (state == State.BODY) {
@@ -247,13 +332,14 @@ final class RelayUpstream implements UpstreamPool.Owner {
   }
 
   /**
-   * The upstream failed the exchange: reported, and answered 502 or 504 by the client side, or,
-   * once the response has begun, the client connection closes. The client learns no more than
-   * the status; the upstream's address and the cause are for the log.
+   * The exchange failed: the upstream connection closes, and the client is answered 502 or 504
+   * by the client side, or, once the response has begun, its connection closes. The client
+   * learns no more than the status; the upstream's address and the cause are for the log.
    */
-  private void fail(HttpResponseStatus status, String cause) {
+  void fail(HttpResponseStatus status, String cause) {
     responseTimer.disarm();
     closeUpstream();
+    releaseUnsent();
     boolean began = state == State.BODY;
     state = State.IDLE;
     events.upstreamFailed(status.code(), upstream.authority, cause);
@@ -264,11 +350,26 @@ final class RelayUpstream implements UpstreamPool.Owner {
     }
   }
 
+  /** The client broke its request's framing mid-body: nothing more goes up, and this closes. */
+  void abort() {
+    responseTimer.disarm();
+    closeUpstream();
+    releaseUnsent();
+    state = State.IDLE;
+  }
+
   private void closeUpstream() {
     if (up != null) {
       Channel u = up;
       up = null;
       u.close();
+    }
+  }
+
+  private void releaseUnsent() {
+    ByteBuf b;
+    while ((b = unsent.poll()) != null) {
+      b.release();
     }
   }
 
@@ -283,6 +384,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
   void release() {
     released = true;
     responseTimer.stop();
+    releaseUnsent();
     if (up != null) {
       if (state == State.IDLE && !connecting) {
         up.config().setAutoRead(true);   // paused for a slow client: the next owner reads

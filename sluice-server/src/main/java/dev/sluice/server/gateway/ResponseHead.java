@@ -8,9 +8,9 @@ import java.nio.charset.StandardCharsets;
  * body that follows it (RFC 9112, 6.3): none (a {@code HEAD} request, 1xx, 204, 304), a
  * {@code Content-Length}, chunked (tracked chunk by chunk to find the end, the bytes forwarded as
  * they are), or until the upstream closes. {@link #writeHead} writes the head the client gets: the
- * upstream's fields without the hop-by-hop ones ({@code Connection} and the fields it names,
- * {@code Keep-Alive}, {@code Proxy-Connection}, {@code TE}, {@code Trailer}, {@code Upgrade},
- * {@code Proxy-Authenticate}), as {@link Forwarding#stripHopByHop} does for the full pipeline.
+ * upstream's fields without the hop-by-hop ones ({@link Forwarding}'s table). A response with
+ * both framings, or a transfer coding that does not end in chunked, is not valid here: the
+ * client gets 502, and the upstream connection is closed.
  * One instance per connection; event loop only.
  */
 final class ResponseHead {
@@ -20,10 +20,8 @@ final class ResponseHead {
   private static final byte[] CONNECTION = HeadWriter.ascii("connection");
   private static final byte[] CONTENT_LENGTH = HeadWriter.ascii("content-length");
   private static final byte[] TRANSFER_ENCODING = HeadWriter.ascii("transfer-encoding");
-  private static final byte[][] HOP_BY_HOP = {
-      HeadWriter.ascii("keep-alive"), HeadWriter.ascii("proxy-connection"), HeadWriter.ascii("te"),
-      HeadWriter.ascii("trailer"), HeadWriter.ascii("upgrade"),
-      HeadWriter.ascii("proxy-authenticate")};
+  private static final byte[][] HOP_BY_HOP = Forwarding.HOP_BY_HOP_RESPONSE.stream()
+      .map(HeadWriter::ascii).toArray(byte[][]::new);
   private static final byte[] HTTP_1_1_PREFIX = HeadWriter.ascii("HTTP/1.1");
   private static final byte[] KEEP_ALIVE = HeadWriter.ascii("keep-alive");
   private static final byte[] CLOSE_FIELD = HeadWriter.ascii("connection: close\r\n");
@@ -43,7 +41,7 @@ final class ResponseHead {
   private Framing framing;
   private boolean keepAlive;
   private long remaining;
-  private final ChunkedBody chunks = new ChunkedBody();
+  private final ChunkedBody chunks = ChunkedBody.lenient();
 
   /**
    * Reads the head of {@code length} bytes at {@code in}'s reader index; false when it is not a
@@ -82,7 +80,6 @@ final class ResponseHead {
     boolean sawClose = false;
     boolean sawKeepAlive = false;
     long contentLength = -1;
-    boolean chunked = false;
     boolean encoded = false;
     i = statusLineEnd;
     while (i + 1 < length && !(b[i] == '\r' && b[i + 1] == '\n')) {
@@ -142,8 +139,10 @@ final class ResponseHead {
         }
         contentLength = n;
       } else if (nameIs(f, TRANSFER_ENCODING)) {
+        if (encoded || !endsWithChunked(valueStart, valueEnd)) {
+          return false;   // a coding the relay cannot frame: 502, as nginx answers it
+        }
         encoded = true;
-        chunked = endsWithChunked(valueStart, valueEnd);
       } else {
         for (byte[] hop : HOP_BY_HOP) {
           if (nameIs(f, hop)) {
@@ -160,10 +159,10 @@ final class ResponseHead {
     if (headRequest || status < 200 || status == 204 || status == 304) {
       framing = Framing.NONE;
     } else if (encoded) {
-      framing = chunked ? Framing.CHUNKED : Framing.UNTIL_CLOSE;
       if (contentLength >= 0) {
-        dropAll(CONTENT_LENGTH);   // Transfer-Encoding wins (RFC 9112, 6.3)
+        return false;   // both framings: a broken or smuggling upstream, answered 502
       }
+      framing = Framing.CHUNKED;
     } else if (contentLength >= 0) {
       framing = Framing.LENGTH;
     } else {
@@ -255,7 +254,7 @@ final class ResponseHead {
         return k;
       }
       default:
-        return chunks.read(in, from, n);
+        return chunks.read(in, from, n, null);
     }
   }
 

@@ -1,5 +1,8 @@
 package dev.sluice.server.gateway;
 
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.policy.Admission;
+import dev.sluice.core.policy.DelayGate;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.netty.CorsHeaders;
 import dev.sluice.netty.HttpRateLimitSettings;
@@ -28,8 +31,11 @@ final class Snapshot {
   final ModerationSettings moderation;
   /** Whether exchanges are written to the access log. */
   final boolean accessLog;
+  /** The admission step of this policy: the relay's, and the HTTP/2 streams' through {@link #http}. */
+  final Admission admission;
 
-  private Snapshot(PolicyConfig config) {
+  private Snapshot(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
+      DelayGate delays) {
     this.config = config;
     this.gateway = config.gateway() == null ? GatewaySettings.defaults() : config.gateway();
     this.cors = CorsHeaders.of(config.responses().cors());
@@ -39,17 +45,21 @@ final class Snapshot {
     this.http = HttpRateLimitSettings.newBuilder(policy)
         .responses(config.responses())
         .refuseWebSocketBeforeUpgrade(w.refuseBeforeUpgrade())
+        .delays(delays)
         .build();
+    this.admission = Admission.builder().limiter(limiter).policy(policy)
+        .responses(http.responses()).listener(events).delays(delays).build();
     this.ws = webSocket(policy, w);
     this.moderation = config.moderation();
     this.accessLog = config.logging().access() != LoggingSettings.Access.OFF;
   }
 
-  static Snapshot of(PolicyConfig config) {
+  static Snapshot of(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
+      DelayGate delays) {
     if (config == null || config.policy() == null) {
       throw new IllegalArgumentException("config : " + config + " (expected: a config with a policy)");
     }
-    return new Snapshot(config);
+    return new Snapshot(config, limiter, events, delays);
   }
 
   private static WebSocketGuardSettings webSocket(Policy policy, WebSocketSettings w) {
@@ -80,12 +90,18 @@ final class Snapshot {
   /** Reads the current config, translating it only when it changed. */
   static final class Source implements Supplier<Snapshot> {
     private final Supplier<PolicyConfig> config;
+    private final RateLimiter limiter;
+    private final GatewayEvents events;
+    /** Kept across reloads: requests waiting for their token keep their slots. */
+    private final DelayGate delays = DelayGate.create(DelayGate.DEFAULT_MAX_WAITING);
     private volatile Snapshot last;
     private volatile PolicyConfig failed;
 
-    Source(Supplier<PolicyConfig> config) {
+    Source(Supplier<PolicyConfig> config, RateLimiter limiter, GatewayEvents events) {
       this.config = config;
-      this.last = Snapshot.of(config.get());
+      this.limiter = limiter;
+      this.events = events;
+      this.last = Snapshot.of(config.get(), limiter, events, delays);
     }
 
     @Override
@@ -96,7 +112,7 @@ final class Snapshot {
         return s;
       }
       try {
-        s = Snapshot.of(c);
+        s = Snapshot.of(c, limiter, events, delays);
       } catch (RuntimeException e) {
         // The config loader validates before swapping; if something still slips through, keep
         // serving with the settings that worked.

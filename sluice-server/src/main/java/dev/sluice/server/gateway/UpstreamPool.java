@@ -11,7 +11,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -59,7 +58,8 @@ final class UpstreamPool {
     ArrayDeque<Channel> q = idle.get();
     Channel c;
     while ((c = q.pollLast()) != null) {
-      if (c.isActive() && c.eventLoop() == loop) {
+      // Bytes that arrived while it was idle (a response's unframed excess): out of step.
+      if (c.isActive() && c.eventLoop() == loop && UpstreamCodec.leftover(c) == 0) {
         handler(c).owner = owner;
         return c;
       }
@@ -86,7 +86,7 @@ final class UpstreamPool {
       @Override
       protected void initChannel(SocketChannel ch) {
         if (http) {
-          ch.pipeline().addLast(new HttpClientCodec(8192, 64 * 1024, 64 * 1024));
+          ch.pipeline().addLast(new UpstreamCodec());
         }
         ch.pipeline().addLast(handler);
         upstream.secure(ch);

@@ -77,7 +77,7 @@ final class WebSocketRelay {
     URI uri;
     try {
       uri = new URI(upstream.wsScheme() + "://" + upstream.authority
-          + Forwarding.originForm(request.uri()));
+          + request.uri());
     } catch (java.net.URISyntaxException e) {
       fail(HttpResponseStatus.BAD_REQUEST, "bad request", "the request target is not a valid URI");
       return;
@@ -89,7 +89,7 @@ final class WebSocketRelay {
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL);
     h.remove(HttpHeaderNames.CONTENT_LENGTH);
-    Forwarding.forward(h, Forwarding.peerIp(client), proto, upstream.authority);
+    Forwarding.forward(h, Forwarding.peer(client, snap, proto), upstream.authority);
     h.remove(HttpHeaderNames.HOST);
     handshaker = WebSocketClientHandshakerFactory.newHandshaker(uri, WebSocketVersion.V13,
         request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL), false, h,

@@ -42,9 +42,9 @@ class MetricsTest {
   @Test
   void decisions_countedByRuleAndOutcome() {
     Rule r = rule("analysis", Mode.ENFORCE, Duration.ZERO);
-    metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
-    metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
-    metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+    metrics.decision("http", List.of(r), limiter.check(r, Identity.ip("1.2.3.4")), 0);
+    metrics.decision("http", List.of(r), limiter.check(r, Identity.ip("1.2.3.4")), 0);
+    metrics.decision("http", List.of(r), limiter.check(r, Identity.ip("1.2.3.4")), 0);
     assertThat(metrics.decisions("analysis", "allowed")).isEqualTo(1);
     assertThat(metrics.decisions("analysis", "refused")).isEqualTo(2);
     assertThat(dev.sluice.server.Prom.canon(metrics.render()))
@@ -58,7 +58,7 @@ class MetricsTest {
   void shadowRefusal_countedAndLoggedOnce() {
     Rule r = rule("dry", Mode.SHADOW, Duration.ZERO);
     for (int i = 0; i < 5; i++) {
-      metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+      metrics.decision("http", List.of(r), limiter.check(r, Identity.ip("1.2.3.4")), 0);
     }
     assertThat(metrics.decisions("dry", "shadow_refused")).isEqualTo(4);
     assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_shadow_refusals_total{rule=\"dry\"} 4\n");
@@ -70,14 +70,14 @@ class MetricsTest {
     Rule r = rule("chat", Mode.ENFORCE, Duration.ofSeconds(30));
     for (int i = 0; i < 3; i++) {
       Decision d = limiter.check(r, Identity.ip("1.2.3.4"));
-      metrics.decision("ws-action", d);
+      metrics.decision("ws-action", List.of(r), d, 0);
       if (d.banApplied()) {
-        metrics.banApplied("ws-action", d, r.keyFor(Identity.ip("1.2.3.4")));
+        metrics.banApplied("ws-action", d, r.keyText(Identity.ip("1.2.3.4")));
       }
     }
     assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_bans_total{rule=\"chat\"} 1\n");
     assertThat(lines).containsExactly(
-        "WARN ban applied rule=chat key=chat:1.2.3.4 limit=chat length=30s kind=ws-action");
+        "WARN ban applied rule=chat key=1.2.3.4 limit=chat length=30s kind=ws-action");
   }
 
   @Test
@@ -85,7 +85,7 @@ class MetricsTest {
     Store broken = new FailingStore();
     Rule r = Rule.builder("w").limit(Limit.fixedWindow("w", 1, Duration.ofSeconds(1)))
         .onStoreError(OnStoreError.DENY).build();
-    metrics.decision("http", RateLimiter.of(broken).check(r, Identity.ip("1.2.3.4")));
+    metrics.decision("http", List.of(r), RateLimiter.of(broken).check(r, Identity.ip("1.2.3.4")), 0);
     assertThat(metrics.decisions("w", "degraded")).isEqualTo(1);
     assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_store_errors_total 1\n");
   }
@@ -94,7 +94,7 @@ class MetricsTest {
   void ruleLabels_areBounded() {
     for (int i = 0; i < Metrics.MAX_LABELS + 50; i++) {
       Rule r = rule("r" + i, Mode.ENFORCE, Duration.ZERO);
-      metrics.decision("http", limiter.check(r, Identity.ip("1.2.3.4")));
+      metrics.decision("http", List.of(r), limiter.check(r, Identity.ip("1.2.3.4")), 0);
     }
     String text = dev.sluice.server.Prom.canon(metrics.render());
     assertThat(text.lines().filter(l -> l.startsWith("sluice_decisions_total{"))
@@ -175,7 +175,7 @@ class MetricsTest {
         .mode(Mode.OFF).build();
     List<Rule> checked = List.of(api, off, backstop, dry);
     for (int i = 0; i < 3; i++) {
-      metrics.decision("http", checked, limiter.check(checked, Identity.ip("1.2.3.4"), 1));
+      metrics.decision("http", checked, limiter.check(checked, Identity.ip("1.2.3.4"), 1), 0);
     }
     assertThat(metrics.decisions("api", "allowed")).isEqualTo(2);
     assertThat(metrics.decisions("api", "refused")).isEqualTo(1);
@@ -191,7 +191,7 @@ class MetricsTest {
     Rule a = Rule.builder("a").limit(Limit.fixedWindow("a", 1, Duration.ofSeconds(1))).build();
     Rule b = Rule.builder("b").limit(Limit.fixedWindow("b", 1, Duration.ofSeconds(1))).build();
     RateLimiter down = RateLimiter.of(new FailingStore());
-    metrics.decision("http", List.of(a, b), down.check(List.of(a, b), Identity.ip("1.2.3.4"), 1));
+    metrics.decision("http", List.of(a, b), down.check(List.of(a, b), Identity.ip("1.2.3.4"), 1), 0);
     assertThat(metrics.decisions("a", "degraded")).isEqualTo(1);
     assertThat(metrics.decisions("b", "degraded")).isEqualTo(1);
     assertThat(dev.sluice.server.Prom.canon(metrics.render())).contains("sluice_store_errors_total 1\n");

@@ -60,24 +60,23 @@ final class Fixtures {
   }
 
   static PolicyConfig config(Policy policy) {
-    return new PolicyConfig(policy, ResponseSettings.defaults(), CorsSettings.disabled(),
-        WebSocketSettings.defaults(), GatewaySettings.defaults(), StoreSettings.defaults(), null);
+    return PolicyConfig.of(policy);
   }
 
   static PolicyConfig withGateway(PolicyConfig c, GatewaySettings g) {
-    return new PolicyConfig(c.policy(), c.response(), c.cors(), c.websocket(), g, c.store(), c.source());
+    return c.withGateway(g);
   }
 
   static PolicyConfig withCors(PolicyConfig c, CorsSettings cors) {
-    return new PolicyConfig(c.policy(), c.response(), cors, c.websocket(), c.gateway(), c.store(), c.source());
+    return c.withCors(cors);
   }
 
   static PolicyConfig withResponse(PolicyConfig c, ResponseSettings r) {
-    return new PolicyConfig(c.policy(), r, c.cors(), c.websocket(), c.gateway(), c.store(), c.source());
+    return c.withResponse(r);
   }
 
   static PolicyConfig withWebSocket(PolicyConfig c, WebSocketSettings w) {
-    return new PolicyConfig(c.policy(), c.response(), c.cors(), w, c.gateway(), c.store(), c.source());
+    return c.withWebSocket(w);
   }
 
   /** Records what the gateway reports. */
@@ -111,7 +110,7 @@ final class Fixtures {
     }
 
     @Override
-    public void decision(String kind, Decision decision) {
+    public void decision(String kind, List<Rule> rules, Decision decision, long nanos) {
       decisions.add(kind + ":" + (decision.allowed() ? "allowed" : "refused")
           + (decision.shadowRefused() ? ":shadow=" + decision.shadowRule() : ""));
       decisionValues.add(decision);
@@ -160,6 +159,11 @@ final class Fixtures {
 
     /** A gateway deciding with {@code limiter}, or with an in-memory store when it is null. */
     Harness(PolicyConfig config, URI upstream, RateLimiter limiter) {
+      this(config, upstream, limiter, 2);
+    }
+
+    /** The same on {@code threads} I/O loops. */
+    Harness(PolicyConfig config, URI upstream, RateLimiter limiter, int threads) {
       this.limiter = limiter != null ? limiter : RateLimiter.of(Store.memory(ticker, 10_000));
       this.config = new AtomicReference<>(config);
       this.gateway = Gateway.builder()
@@ -169,7 +173,7 @@ final class Fixtures {
           .limiter(this.limiter)
           .events(events)
           .ticker(ticker)
-          .threads(2)
+          .threads(threads)
           .start();
     }
 

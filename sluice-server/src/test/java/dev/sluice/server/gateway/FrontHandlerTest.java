@@ -21,7 +21,8 @@ class FrontHandlerTest {
             d.upstreamResponseTimeout()));
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.freezeTime();
-    ch.pipeline().addLast(new FrontHandler(new Snapshot.Source(() -> c), GatewayEvents.none()));
+    ch.pipeline().addLast(new FrontHandler(new Snapshot.Source(() -> c, dev.sluice.core.RateLimiter.of(
+        dev.sluice.core.Store.memory(dev.sluice.core.Ticker.system(), 100)), GatewayEvents.none()), GatewayEvents.none()));
     ch.pipeline().fireChannelActive();
     return ch;
   }

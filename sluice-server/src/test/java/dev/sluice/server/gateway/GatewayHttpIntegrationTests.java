@@ -3,6 +3,7 @@ package dev.sluice.server.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.policy.CorsSettings;
+import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.ResponseSettings;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -136,7 +137,8 @@ class GatewayHttpIntegrationTests {
   }
 
   @Test
-  void healthz_afterThousandRequests_isStill200() throws Exception {
+  void healthPath_optedIn_afterThousandRequests_isStill200() throws Exception {
+    h.config.set(h.config.get().withGateway(GatewaySettings.defaults().withHealthPath("/healthz")));
     for (int i = 0; i < 1000; i++) {
       get("/api/analysis/x");
     }
@@ -144,6 +146,17 @@ class GatewayHttpIntegrationTests {
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("{\"status\":\"ok\"}");
     assertThat(r.headers().firstValue("X-RateLimit-Limit")).isEmpty();
+  }
+
+  /**
+   * Issue 20, item 1: the gateway took GET /healthz away from the upstream app that may have
+   * that path. By default it answers no path of its own.
+   */
+  @Test
+  void issue20_healthz_byDefault_isTheUpstreamsPath() throws Exception {
+    HttpResponse<String> r = get("/healthz");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("\"upstream\":\"sluice demo\"", "\"path\":\"/healthz\"");
   }
 
   @Test

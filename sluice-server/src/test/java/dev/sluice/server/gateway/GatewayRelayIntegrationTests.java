@@ -24,8 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The byte relay ({@link RelayHandler}) against a scripted upstream: what it forwards, the
- * framings it must find the end of, the failures it answers, and the requests it hands to the
- * full pipeline (counted by {@code Gateway#relayedRequests}).
+ * framings it must find the end of, and the failures it answers.
  */
 class GatewayRelayIntegrationTests {
 
@@ -64,14 +63,14 @@ class GatewayRelayIntegrationTests {
           .contains("X-RateLimit-Limit: 15\r\n", "X-RateLimit-Remaining: 14\r\n")
           .doesNotContainIgnoringCase("keep-alive").doesNotContain("X-Hop");
     }
-    assertThat(h.gateway.relayedRequests()).isEqualTo(1);
     String sent = upstream.heads.get(0);
     assertThat(sent).startsWith("GET /api/analysis/1?q=2 HTTP/1.1\r\n")
         .contains("Accept: */*\r\n", "host: " + upstream.uri().getAuthority() + "\r\n",
-            "x-forwarded-for: 203.0.113.7, 127.0.0.1\r\n",
+            "x-forwarded-for: 127.0.0.1\r\n",
             "forwarded: for=127.0.0.1;proto=http\r\n", "x-forwarded-host: shop.example\r\n",
             "x-forwarded-proto: http\r\n")
-        .doesNotContain("Host: shop.example").doesNotContainIgnoringCase("connection:");
+        .doesNotContain("Host: shop.example").doesNotContainIgnoringCase("connection:")
+        .doesNotContain("203.0.113.7");
     assertThat(h.events.decisions).containsExactly("http:allowed");
   }
 
@@ -89,7 +88,6 @@ class GatewayRelayIntegrationTests {
       assertThat(c.readResponse()).endsWith("ok");
     }
     assertThat(upstream.accepted).hasValue(2);
-    assertThat(h.gateway.relayedRequests()).isEqualTo(5);
   }
 
   @Test
@@ -110,7 +108,6 @@ class GatewayRelayIntegrationTests {
     }
     assertThat(h.events.decisions.stream().filter(d -> d.equals("http:refused"))).hasSize(1);
     assertThat(h.events.decisions.stream().filter(d -> d.equals("http:allowed"))).hasSize(15);
-    assertThat(h.gateway.relayedRequests()).isEqualTo(15);
     assertThat(upstream.heads).hasSize(16);
   }
 
@@ -143,7 +140,6 @@ class GatewayRelayIntegrationTests {
         "http [pay] IllegalStateException", "http [open] IllegalStateException");
     assertThat(h.events.decisions).isEmpty();
     assertThat(h.events.generated).containsExactly(503);
-    assertThat(h.gateway.relayedRequests()).as("the fail-open one").isEqualTo(1);
     assertThat(upstream.heads).hasSize(1);
   }
 
@@ -185,13 +181,11 @@ class GatewayRelayIntegrationTests {
         assertThat(status).as(request).isIn(200, 400);
       }
     }
-    assertThat(h.gateway.relayedRequests()).isZero();
     // Still relaying afterwards.
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("GET /static/b HTTP/1.1\r\nHost: x\r\n\r\n");
       assertThat(c.readResponse()).endsWith("ok");
     }
-    assertThat(h.gateway.relayedRequests()).isEqualTo(1);
   }
 
   @Test
@@ -217,7 +211,6 @@ class GatewayRelayIntegrationTests {
       assertThat(c.readResponse()).endsWith("ok");
     }
     assertThat(upstream.accepted).hasValue(1);
-    assertThat(h.gateway.relayedRequests()).isEqualTo(2);
   }
 
   @Test
@@ -279,7 +272,6 @@ class GatewayRelayIntegrationTests {
       c.send("GET /static/y HTTP/1.1\r\nHost: x\r\n\r\n");
       assertThat(RawHttp.status(c.readResponse())).isEqualTo(502);
     }
-    assertThat(h.gateway.relayedRequests()).isEqualTo(2);
   }
 
   @Test

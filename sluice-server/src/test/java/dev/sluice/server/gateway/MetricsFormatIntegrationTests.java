@@ -43,12 +43,12 @@ class MetricsFormatIntegrationTests {
         .ban(Duration.ofSeconds(5)).build();
     for (int i = 0; i < 2; i++) {
       Decision d = limiter.check(rule, Identity.ip("192.0.2.1"));
-      m.decision("http", List.of(rule), d);
+      m.decision("http", List.of(rule), d, 0);
     }
     Rule shadow = Rule.builder("beta").mode(Mode.SHADOW)
         .limit(Limit.fixedWindow("beta", 1, Duration.ofMinutes(1))).build();
     for (int i = 0; i < 2; i++) {
-      m.decision("http", List.of(shadow), limiter.check(shadow, Identity.ip("192.0.2.1")));
+      m.decision("http", List.of(shadow), limiter.check(shadow, Identity.ip("192.0.2.1")), 0);
     }
     m.webSocketOpened();
     m.webSocketClosed(1013);

@@ -63,6 +63,22 @@ final class RawHttp implements AutoCloseable {
     return h + new String(body, StandardCharsets.UTF_8);
   }
 
+  /** Reads one response head only (the answer to a HEAD request); null on EOF. */
+  String readHead() throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    int state = 0;
+    while (state < 4) {
+      int b = in.read();
+      if (b < 0) {
+        return head.size() == 0 ? null : head.toString(StandardCharsets.ISO_8859_1);
+      }
+      head.write(b);
+      state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3))
+          ? state + 1 : (b == '\r' ? 1 : 0);
+    }
+    return head.toString(StandardCharsets.ISO_8859_1);
+  }
+
   static int status(String response) {
     return Integer.parseInt(response.substring(9, 12));
   }

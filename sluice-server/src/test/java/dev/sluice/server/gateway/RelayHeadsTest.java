@@ -2,6 +2,7 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.core.policy.RequestTarget;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -21,48 +22,73 @@ class RelayHeadsTest {
     return Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1);
   }
 
-  private static boolean parses(String head) {
+  /** The status the relay answers {@code head} with, or 0 when it forwards it. */
+  private static int answer(String head) {
     ByteBuf b = bytes(head);
     try {
-      return new RequestHead(null, "127.0.0.1").parse(b, b.readableBytes());
+      RequestHead h = new RequestHead(null, "127.0.0.1");
+      return h.parse(b, b.readableBytes(), RequestTarget.Rules.defaults()) ? 0 : h.status();
     } finally {
       b.release();
     }
   }
 
   @Test
-  void requestHeads_theRelayForwards_andThoseItLeavesToTheDecoder() {
-    assertThat(parses("GET / HTTP/1.1\r\nHost: x\r\n\r\n")).isTrue();
-    assertThat(parses("GET /a?b=c HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive\r\n"
-        + "Content-Length: 0\r\nX-A:\tv \r\n\r\n")).isTrue();
-    for (String refused : List.of(
-        "GET / HTTP/1.1\r\n\r\n",                                   // no Host
-        "GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",             // two
-        "GET / HTTP/1.0\r\nHost: x\r\n\r\n",
-        "GET  / HTTP/1.1\r\nHost: x\r\n\r\n",
-        "GET http://x/ HTTP/1.1\r\nHost: x\r\n\r\n",
-        "G(T / HTTP/1.1\r\nHost: x\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost : x\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: x\r\nX: a\u0000b\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n",
-        "OPTIONS / HTTP/1.1\r\nHost: x\r\nAccess-Control-Request-Method: PUT\r\n\r\n")) {
-      assertThat(parses(refused)).as(refused).isFalse();
+  void requestHeads_forwarded_andThoseAnsweredAtOnce() {
+    for (String ok : List.of(
+        "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /a?b=c HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive\r\n"
+            + "Content-Length: 0\r\nX-A:\tv \r\n\r\n",
+        "GET / HTTP/1.0\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: x:8080\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n",
+        "GET http://x/a HTTP/1.1\r\nHost: x\r\n\r\n",
+        "OPTIONS * HTTP/1.1\r\nHost: [::1]:80\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) {
+      assertThat(answer(ok)).as(ok).isZero();
+    }
+    for (String[] refused : new String[][] {
+        {"GET / HTTP/1.1\r\n\r\n", "400"},                                  // no Host
+        {"GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", "400"},         // two
+        {"GET / HTTP/1.1\r\nHost: x, y\r\n\r\n", "400"},                   // a list
+        {"GET / HTTP/1.1\r\nHost: u@x\r\n\r\n", "400"},
+        {"GET  / HTTP/1.1\r\nHost: x\r\n\r\n", "400"},
+        {"GET http://y/ HTTP/1.1\r\nHost: x\r\n\r\n", "400"},              // not the Host
+        {"G(T / HTTP/1.1\r\nHost: x\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost : x\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nX: a\u0000b\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nX: a\rb\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n",
+            "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: +1\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked"
+            + "\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n", "501"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n", "501"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: "
+            + "chunked\r\n\r\n", "501"},
+        {"GET / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", "400"},
+        {"GET / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", "417"},
+        {"CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n", "405"},
+        {"GET * HTTP/1.1\r\nHost: x\r\n\r\n", "400"},
+        {"GET /a%2Fb HTTP/1.1\r\nHost: x\r\n\r\n", "400"},
+        {"GET /a\\b HTTP/1.1\r\nHost: x\r\n\r\n", "400"},
+        {"GET / HTTP/1.2\r\nHost: x\r\n\r\n", "505"},
+        {"GET / HTTP/2.0\r\nHost: x\r\n\r\n", "505"}}) {
+      assertThat(answer(refused[0])).as(refused[0]).isEqualTo(Integer.parseInt(refused[1]));
     }
   }
 
   @Test
   void requestHead_readsFieldsCaseInsensitively_inArrivalOrder() {
-    ByteBuf b = bytes("GET /p/q?x=1 HTTP/1.1\r\nHost: h\r\nX-K: 1\r\nx-k: 2\r\n"
+    ByteBuf b = bytes("GET /p/./q;v=1?x=1 HTTP/1.1\r\nHost: h\r\nX-K: 1\r\nx-k: 2\r\n"
         + "Cookie: a=b; c=d\r\n\r\n");
     RequestHead h = new RequestHead(null, "10.0.0.1");
-    assertThat(h.parse(b, b.readableBytes())).isTrue();
+    assertThat(h.parse(b, b.readableBytes(), RequestTarget.Rules.defaults())).isTrue();
     assertThat(h.method()).isEqualTo("GET");
     assertThat(h.path()).isEqualTo("/p/q");
+    assertThat(h.target().forwardTarget()).isEqualTo("/p/q?x=1");
     assertThat(h.headers("x-K")).containsExactly("1", "2");
     assertThat(h.header("HOST")).isEqualTo("h");
     assertThat(h.cookie("c")).isEqualTo("d");

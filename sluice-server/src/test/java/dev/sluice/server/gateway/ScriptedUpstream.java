@@ -28,6 +28,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code /close}: 200 with {@code Connection: close}, then closes
  *   <li>{@code /garbage}: not HTTP
  *   <li>{@code /silent}: never answers
+ *   <li>{@code /head-body}: {@code Content-Length: 5} and its body, also for HEAD
+ *   <li>{@code /extra}: a whole response, then bytes nobody asked for
+ *   <li>{@code /broken-chunked}: a chunked body whose second size is not hex
+ *   <li>{@code /both}: {@code Content-Length} and {@code Transfer-Encoding: chunked}
+ *   <li>{@code /te-identity}: {@code Transfer-Encoding: identity} and {@code Content-Length}
  *   <li>anything else: 200 {@code ok} with {@code Connection: keep-alive} and a hop-by-hop field
  * </ul>
  */
@@ -97,6 +102,14 @@ final class ScriptedUpstream implements AutoCloseable {
             write(out, "SSH-2.0-OpenSSH\r\n\r\n");
             return;
           }
+          case "/head-body" -> write(out, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+          case "/extra" -> write(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokGARBAGE");
+          case "/broken-chunked" -> write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked"
+              + "\r\n\r\n5\r\nhello\r\nzz\r\n");
+          case "/both" -> write(out, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+              + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+          case "/te-identity" -> write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\n"
+              + "Content-Length: 5\r\n\r\nhello");
           case "/silent" -> {
             while (in.read() >= 0) {
               // never answers

@@ -1,4 +1,4 @@
-package dev.sluice.netty;
+package dev.sluice.core.policy;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -65,7 +65,7 @@ public final class DelayGate {
   }
 
   /** Keys with a request waiting now. */
-  int keys() {
+  public int keys() {
     return perKey.size();
   }
 

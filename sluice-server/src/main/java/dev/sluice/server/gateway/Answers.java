@@ -1,0 +1,153 @@
+package dev.sluice.server.gateway;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.http.Accept;
+import dev.sluice.core.http.Bodies;
+import dev.sluice.core.http.ResponseSpec;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * The answers the HTTP/1.1 relay writes itself, as bytes: the refusals of the admission step (429
+ * and 503 by core's {@link ResponseSpec}, the same as every adapter's), and generated errors and
+ * small JSON bodies (400, 405, 413, 414, 417, 422, 431, 501, 502, 504, 505, the health check).
+ * Every one is {@code Cache-Control: no-store}, carries the policy's CORS headers, and a JSON body
+ * or, when {@code Accept} prefers HTML, a page.
+ *
+ * <p>A refusal's head and body are the same from one refusal of a limit to the next but for a
+ * few numbers, and a flood is this product's normal case: the last refusal's bytes are kept
+ * ({@link Last}), and a refusal that would write the same bytes (same rule, limit, numbers,
+ * body kind, origin and persistence) is written from them, with no encoding at all. One per
+ * connection; event loop only.
+ */
+final class Answers {
+
+  private final HeadWriter w = new HeadWriter();
+  private final FieldWriter fields = new FieldWriter(w);
+  private Last last;
+  /** The body length of the last answer made, for the access log. */
+  private int bodyBytes;
+
+  /** The bytes of the last refusal, and what they were made from. */
+  private record Last(ResponseSpec spec, String rule, String limitName, long limit,
+      long remaining, long retryAfterSeconds, long resetSeconds, long retryAfterMs, boolean html,
+      String origin, boolean keepAlive, ByteBuf bytes, int bodyBytes) {}
+
+  /**
+   * The refusal of {@code d} (429, or 503 for a degraded fail-closed rule); {@code origin} and
+   * {@code method} for CORS, {@code accept} picks the body.
+   */
+  ByteBuf refusal(ResponseSpec spec, Decision d, String accept, String origin, String method,
+      boolean keepAlive, ByteBufAllocator alloc) {
+    boolean html = Accept.prefersHtml(accept);
+    long retryAfterMs = Math.max(0, d.retryAfterMillis());
+    long reset = ceilSeconds(d.resetNanos());
+    Last l = last;
+    if (l != null && l.spec == spec && l.rule == d.rule() && l.limit == d.limit()
+        && l.remaining == d.remaining() && l.retryAfterSeconds == d.retryAfterSeconds()
+        && l.resetSeconds == reset && l.retryAfterMs == retryAfterMs && l.html == html
+        && l.keepAlive == keepAlive && java.util.Objects.equals(l.origin, origin)
+        && java.util.Objects.equals(l.limitName, d.limitName()) && Double.isNaN(d.currentScore())
+        && !d.degraded()) {
+      bodyBytes = l.bodyBytes;
+      return l.bytes.retainedDuplicate();
+    }
+    byte[] body = spec.body(d, html).getBytes(StandardCharsets.UTF_8);
+    bodyBytes = body.length;
+    int status = spec.status(d);
+    w.reset().put("HTTP/1.1 ").put(Integer.toString(status)).put(" ")
+        .put(HttpResponseStatus.valueOf(status).reasonPhrase()).crlf();
+    fields.set("content-type", html ? Bodies.HTML : Bodies.JSON);
+    fields.set("content-length", Integer.toString(body.length));
+    spec.refusalHeaders(d, fields);
+    spec.cors().apply(origin, method, fields);
+    if (!keepAlive) {
+      w.put("connection: close\r\n");
+    }
+    w.crlf();
+    ByteBuf out = alloc.directBuffer(w.length() + body.length);
+    w.writeTo(out);
+    out.writeBytes(body);
+    if (!d.degraded() && Double.isNaN(d.currentScore())) {
+      if (last != null) {
+        last.bytes.release();
+      }
+      last = new Last(spec, d.rule(), d.limitName(), d.limit(), d.remaining(),
+          d.retryAfterSeconds(), reset, retryAfterMs, html, origin, keepAlive,
+          out.retainedDuplicate(), body.length);
+    }
+    return out;
+  }
+
+  /**
+   * A generated answer: {@code {"error":"bad request","detail":...}} (or a page by
+   * {@code accept}), with {@code extra} field lines (limit headers: may be null).
+   */
+  ByteBuf error(ResponseSpec spec, int status, String detail, String accept, String origin,
+      String method, boolean keepAlive, Decision limits, ByteBufAllocator alloc) {
+    String reason = HttpResponseStatus.valueOf(status).reasonPhrase();
+    String error = status == 413 ? "payload too large" : reason.toLowerCase(Locale.ROOT);
+    boolean html = Accept.prefersHtml(accept);
+    String body = html ? Bodies.errorHtml(status, reason, detail == null ? error : detail)
+        : Generated.error(error, detail);
+    return answer(spec, status, body, html, origin, method, keepAlive, limits, alloc);
+  }
+
+  /** A JSON answer of the gateway's own (the health check, the decision API, a 422). */
+  ByteBuf json(ResponseSpec spec, int status, String json, String origin, String method,
+      boolean keepAlive, ByteBufAllocator alloc) {
+    return answer(spec, status, json, false, origin, method, keepAlive, null, alloc);
+  }
+
+  private ByteBuf answer(ResponseSpec spec, int status, String text, boolean html, String origin,
+      String method, boolean keepAlive, Decision limits, ByteBufAllocator alloc) {
+    byte[] body = text.getBytes(StandardCharsets.UTF_8);
+    bodyBytes = body.length;
+    w.reset().put("HTTP/1.1 ").put(Integer.toString(status)).put(" ")
+        .put(HttpResponseStatus.valueOf(status).reasonPhrase()).crlf();
+    fields.set("content-type", html ? Bodies.HTML : Bodies.JSON);
+    fields.set("content-length", Integer.toString(body.length));
+    fields.set("cache-control", "no-store");
+    if (limits != null) {
+      spec.limitHeaders(limits, fields);
+    }
+    if (spec != null) {
+      spec.cors().apply(origin, method, fields);
+    }
+    if (!keepAlive) {
+      w.put("connection: close\r\n");
+    }
+    w.crlf();
+    ByteBuf out = alloc.buffer(w.length() + body.length);
+    w.writeTo(out);
+    out.writeBytes(body);
+    return out;
+  }
+
+  /** The body length of the last answer made. */
+  int bodyBytes() {
+    return bodyBytes;
+  }
+
+  /** The interim answer to {@code Expect: 100-continue} when the gateway reads the body itself. */
+  static ByteBuf continue100(ByteBufAllocator alloc) {
+    ByteBuf out = alloc.buffer(25);
+    out.writeBytes(HeadWriter.ascii("HTTP/1.1 100 Continue\r\n\r\n"));
+    return out;
+  }
+
+  /** Lets go of the kept refusal: the connection closed. */
+  void release() {
+    if (last != null) {
+      last.bytes.release();
+      last = null;
+    }
+  }
+
+  private static long ceilSeconds(long nanos) {
+    return nanos <= 0 ? 0 : -Math.floorDiv(-nanos, 1_000_000_000L);
+  }
+}

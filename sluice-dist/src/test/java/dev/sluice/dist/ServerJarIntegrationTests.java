@@ -51,6 +51,12 @@ class ServerJarIntegrationTests {
       "\ud83c\udff3\ufe0f\u200d\ud83c\udf08", "\ud83d\udc4d", "x\u0338", "\u2163", "\u00bd", "Stra\u00dfe",
       "\u0130stanbul", "\u03a3\u03bf\u03c6\u03af\u03b1", "g\u043e\u043egle", "1\u200d2", "\u0007a", "  spaced  ");
 
+  /** Issue 21's budget: 81 MB before; what grows it past 25 MB should be a decision. */
+  @Test
+  void jar_isAtMost25Megabytes() throws IOException {
+    assertThat(Files.size(JAR)).as("bytes of " + JAR).isLessThanOrEqualTo(25_000_000L);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"username", "display-name", "room-name", "reaction"})
   void moderate_onTheJar_answersAsTheLibraryWithAllOfIcu(String surface) throws Exception {

@@ -37,7 +37,8 @@ class BomIntegrationTests {
     Element project = bom.getDocumentElement();
     assertThat(child(project, "version")).as("sluice-bom version").isEqualTo(System.getProperty("sluice.version"));
     Element props = first(project, "properties");
-    for (String p : List.of("netty.version", "lettuce.version", "snakeyaml.version", "icu4j.version")) {
+    for (String p : List.of("netty.version", "lettuce.version", "snakeyaml.version", "icu4j.version",
+        "slf4j.version")) {
       assertThat(child(props, p)).as("sluice-bom property " + p + " (the parent pom's)")
           .isEqualTo(System.getProperty(p));
     }
@@ -62,7 +63,7 @@ class BomIntegrationTests {
     }
     assertThat(managed).containsEntry("io.netty:netty-bom", "${netty.version}");
     assertThat(managed.keySet()).allSatisfy(ga -> assertThat(ga.substring(0, ga.indexOf(':')))
-        .as(ga).isIn("dev.sluice", "io.netty", "io.lettuce", "org.yaml", "com.ibm.icu"));
+        .as(ga).isIn("dev.sluice", "io.netty", "io.lettuce", "org.yaml", "com.ibm.icu", "org.slf4j"));
   }
 
   @Test
@@ -77,6 +78,7 @@ class BomIntegrationTests {
       }
     }
     assertThat(versions).containsEntry("io.lettuce:lettuce-core", System.getProperty("lettuce.version"))
+        .containsEntry("org.slf4j:slf4j-api", System.getProperty("slf4j.version"))
         .containsKeys("io.netty:netty-common", "io.netty:netty-codec-http", "dev.sluice:sluice-redis");
     versions.forEach((ga, v) -> {
       if (ga.startsWith("io.netty:")) {

@@ -101,7 +101,7 @@ class DistributionIntegrationTests {
     assertThat(unit.lines())
         .contains("ExecReload=/bin/kill -HUP $MAINPID",
             "ExecStart=/opt/sluice/bin/sluice serve --config /etc/sluice/policy.yaml",
-            "User=sluice", "NoNewPrivileges=yes", "ProtectSystem=strict");
+            "User=sluice", "NoNewPrivileges=yes", "ProtectSystem=strict", "CacheDirectory=sluice");
   }
 
   /**
@@ -119,6 +119,55 @@ class DistributionIntegrationTests {
     Result r = run(dir, Map.of("SYSTEMD_LOG_LEVEL", "warning"), "systemd-analyze", "verify", unit.toString());
     assertThat(r.exit).as(r.output).isZero();
     assertThat(r.output).as(r.output).doesNotContain("sluice.service:");
+  }
+
+  /**
+   * Issue 21: the first {@code serve} writes a class-data archive when it stops, the next start
+   * puts it in place, and the JVM maps it ({@code -Xshare:on} fails when it cannot). Other
+   * commands never write one.
+   */
+  @Test
+  void launcher_firstServeWritesAClassDataArchive_theNextStartUsesIt() throws Exception {
+    Path cds = unpacked.resolve("cds");
+    Map<String, String> env = Map.of("SLUICE_CDS_DIR", cds.toString());
+    assertThat(run(home, env, home.resolve("bin/sluice").toString(), "--version").exit).isZero();
+    assertThat(cds).doesNotExist();
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/sluice").toString(), "serve", "--listen",
+        "127.0.0.1:" + port, "--admin", "off").redirectErrorStream(true)
+        .redirectOutput(unpacked.resolve("serve.log").toFile());
+    pb.environment().putAll(env);
+    Process serve = pb.start();
+    try {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      int status = -1;
+      while (status != 200 && System.nanoTime() < until && serve.isAlive()) {
+        try {
+          status = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create("http://127.0.0.1:" + port + "/api/x")).build(),
+              java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+          serve.waitFor(50, TimeUnit.MILLISECONDS);
+        }
+      }
+      assertThat(status).as(Files.readString(unpacked.resolve("serve.log"))).isEqualTo(200);
+    } finally {
+      serve.destroy();
+      assertThat(serve.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(names(cds)).singleElement().asString().matches("sluice-\\d+\\.jsa\\." + serve.pid());
+    Result next = run(home, env, home.resolve("bin/sluice").toString(), "--version");
+    assertThat(next.exit).as(next.output).isZero();
+    assertThat(next.output.strip()).isEqualTo("sluice " + VERSION);
+    List<String> placed = names(cds);
+    assertThat(placed).singleElement().asString().matches("sluice-\\d+\\.jsa");
+    Result mapped = run(home, Map.of(), "java", "-Xshare:on", "-XX:SharedArchiveFile=" + cds.resolve(placed.get(0)),
+        "-jar", home.resolve("lib/sluice-server-" + VERSION + ".jar").toString(), "--version");
+    assertThat(mapped.exit).as(mapped.output).isZero();
+    assertThat(Files.readString(unpacked.resolve("serve.log"))).doesNotContain("cds", "CDS", "warning");
   }
 
   static boolean onPath(String command) {

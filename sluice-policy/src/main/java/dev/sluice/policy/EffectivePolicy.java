@@ -91,6 +91,12 @@ public final class EffectivePolicy {
     rls.put("maxDescriptors", r.maxDescriptors());
     rls.put("maxEntries", r.maxEntries());
     rls.put("maxValueBytes", r.maxValueBytes());
+    rls.put("checkApi", r.checkApi());
+    Map<String, Object> limit = new LinkedHashMap<>();
+    limit.put("burst", r.checkApiLimit().burst());
+    limit.put("refill", r.checkApiLimit().refill());
+    limit.put("period", Durations.format(r.checkApiLimit().period()));
+    rls.put("checkApiLimit", limit);
     return rls;
   }
 

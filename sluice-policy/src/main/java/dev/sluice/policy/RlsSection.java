@@ -8,7 +8,8 @@ import java.util.List;
 final class RlsSection {
 
   static final List<String> KEYS = List.of("listen", "ietfHeaders", "rateLimitHeaders",
-      "maxDescriptors", "maxEntries", "maxValueBytes");
+      "maxDescriptors", "maxEntries", "maxValueBytes", "checkApi", "checkApiLimit");
+  static final List<String> BUCKET_KEYS = List.of("burst", "refill", "period");
 
   private RlsSection() {}
 
@@ -32,6 +33,23 @@ final class RlsSection {
         m.get("maxDescriptors", "1..64", Values.integer(1, RlsDescriptor.MAX_DESCRIPTORS),
             d.maxDescriptors()),
         m.get("maxEntries", "1..64", Values.integer(1, 64), d.maxEntries()),
-        m.get("maxValueBytes", "1..65536", Values.integer(1, 65536), d.maxValueBytes()));
+        m.get("maxValueBytes", "1..65536", Values.integer(1, 65536), d.maxValueBytes()),
+        m.get("checkApi", RlsSettings.CHECK_API_EXPECTED, RlsSettings::checkApiPlace,
+            d.checkApi()),
+        bucket(walk, m, "checkApiLimit", d.checkApiLimit()));
+  }
+
+  private static RlsSettings.Bucket bucket(Walk walk, Mapping m, String key,
+      RlsSettings.Bucket d) {
+    Mapping b = Mapping.of(walk, m.node(key), m.path(key), BUCKET_KEYS,
+        "a mapping with burst:, refill: and period:");
+    if (b == null) {
+      return d;
+    }
+    return new RlsSettings.Bucket(
+        b.get("burst", "a whole number > 0", Values.wholeNumber(1, Integer.MAX_VALUE), d.burst()),
+        b.get("refill", "a whole number > 0", Values.wholeNumber(1, Integer.MAX_VALUE),
+            d.refill()),
+        b.get("period", Durations.EXPECTED, Values.POSITIVE_DURATION, d.period()));
   }
 }

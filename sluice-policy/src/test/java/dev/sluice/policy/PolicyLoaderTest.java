@@ -168,6 +168,25 @@ class PolicyLoaderTest {
   }
 
   @Test
+  void checkApi_isOffByDefault_andItsPlaceAndLimitAreRead() throws Exception {
+    RlsSettings d = parse(MINIMAL, Map.of()).config().rls();
+    assertThat(d.checkApi()).isEqualTo("off");
+    assertThat(d.checkApiLimit()).isEqualTo(new RlsSettings.Bucket(1000, 1000,
+        Duration.ofSeconds(1)));
+    RlsSettings r = parse(MINIMAL + "rls:\n  checkApi: 127.0.0.1:9091\n  checkApiLimit: "
+        + "{burst: 10, period: 1h}\n", Map.of()).config().rls();
+    assertThat(r.checkApi()).isEqualTo("127.0.0.1:9091");
+    assertThat(r.checkApiLimit()).isEqualTo(new RlsSettings.Bucket(10, 1000,
+        Duration.ofHours(1)));
+    assertThat(parse(MINIMAL + "rls:\n  checkApi: gateway\n", Map.of()).config().rls()
+        .checkApi()).isEqualTo("gateway");
+    assertThat(errors(MINIMAL + "rls:\n  checkApi: public\n  checkApiLimit: {burst: 0}\n"))
+        .containsExactly("p.yaml:13: rls.checkApi : \"public\" (expected: off, admin, gateway, "
+            + "or HOST:PORT like 127.0.0.1:9091)",
+            "p.yaml:14: rls.checkApiLimit.burst : 0 (expected: a whole number > 0)");
+  }
+
+  @Test
   void unknownKey_isRejected_withSuggestion() {
     assertThat(errors(MINIMAL.replace("    limits:", "    limts: []\n    limits:")))
         .containsExactly("p.yaml:3: rules.analysis.limts : unknown key (expected: did you mean "

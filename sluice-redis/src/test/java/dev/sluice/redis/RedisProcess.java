@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * A real {@code redis-server} on a free loopback port, in a temporary directory, without
  * persistence. Tests start their own; nothing here is mocked. Fails with a clear message when
  * redis-server is not installed (scripts/test installs it), never skips. Public, in this
- * module's test-jar, for other modules' tests on real Redis.
+ * module's test-jar, for other modules' tests on real Redis (the starter's, the server's): the
+ * one harness, so a fix to it reaches every module.
  */
 public final class RedisProcess implements AutoCloseable {
 
@@ -62,7 +63,8 @@ public final class RedisProcess implements AutoCloseable {
     return startOn(freePort(), extra);
   }
 
-  static RedisProcess startOn(int port, String... extra) {
+  /** On {@code port}, for a test that chose it before the server runs (a store down at start). */
+  public static RedisProcess startOn(int port, String... extra) {
     try {
       Path dir = Files.createTempDirectory("sluice-redis-" + port + "-");
       RedisProcess p = new RedisProcess(port, dir, List.of(extra));
@@ -77,7 +79,7 @@ public final class RedisProcess implements AutoCloseable {
   }
 
   /** A port that is free, with port + 10000 (the cluster bus) free too. */
-  static int freePort() {
+  public static int freePort() {
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = ThreadLocalRandom.current().nextInt(20000, 50000);
       if (bindable(port) && bindable(port + 10000)) {
@@ -145,12 +147,12 @@ public final class RedisProcess implements AutoCloseable {
   }
 
   /** SIGSTOP: the server hangs with its sockets open. */
-  void suspend() {
+  public void suspend() {
     signal("-STOP");
   }
 
   /** SIGCONT. */
-  void resume() {
+  public void resume() {
     signal("-CONT");
   }
 
@@ -286,7 +288,7 @@ public final class RedisProcess implements AutoCloseable {
     return calls("fcall") + calls("evalsha") + calls("eval");
   }
 
-  static void pause(long millis) {
+  public static void pause(long millis) {
     try {
       Thread.sleep(millis);
     } catch (InterruptedException e) {

@@ -66,6 +66,10 @@ final class Commands {
           new Flag("--rls", "HOST:PORT", "serve Envoy's rate limit service (gRPC, "
               + "envoy.service.ratelimit.v3)", "there, answering by the policy's domains: (also "
               + "rls.listen)"),
+          new Flag("--check-api", "HOST:PORT|admin|off", "serve the decision API (POST "
+              + "/v1/check) on a listener of its own", "(a bare PORT binds 127.0.0.1) or on the "
+              + "admin listener, behind its token;", "default off (also rls.checkApi; 'gateway' "
+              + "puts it on the public port: see docs)"),
           new Flag("--upstream", "URL", "the app to proxy to, like http://127.0.0.1:3000; "
               + "default: a built-in", "demo upstream that answers 200 with a small JSON body"),
           new Flag("--tls-cert", "FILE", "serve TLS with this PEM certificate (chain), HTTP/2 "

@@ -6,6 +6,7 @@ import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyFormat;
 import dev.sluice.policy.PolicyLoader;
+import dev.sluice.policy.RlsSettings;
 import dev.sluice.server.log.Logging;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -56,6 +57,14 @@ public final class Main {
   }
 
   public static void main(String[] args) {
+    // Netty 4.2's buffer allocator declares JFR events, and with JFR available (always, on a
+    // JDK) its first allocation sets up JFR's event metadata: about 100 classes and 80 ms of the
+    // start-up's CPU (issue 21). Without a recording they are never emitted anyway;
+    // -Dio.netty.jfr.enabled=true turns them back on for a JFR session. Set before any Netty
+    // class reads it.
+    if (System.getProperty("io.netty.jfr.enabled") == null) {
+      System.setProperty("io.netty.jfr.enabled", "false");
+    }
     // Netty samples 1 buffer in 128 for leak reports by default, each with a stack trace: a
     // development aid that cost 1% of the gateway's CPU. -Dio.netty.leakDetection.level=simple
     // turns it back on.
@@ -264,8 +273,21 @@ public final class Main {
         : env.get("SLUICE_ADMIN_TOKEN_FILE") != null
             && !env.get("SLUICE_ADMIN_TOKEN_FILE").isBlank()
             ? env.get("SLUICE_ADMIN_TOKEN_FILE").trim() : null;
+    String checkApi = null;
+    if (o.containsKey("--check-api")) {
+      try {
+        checkApi = RlsSettings.checkApiPlace(o.get("--check-api"));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--check-api : \"" + o.get("--check-api") + "\" (expected: "
+            + e.getMessage() + ")");
+      }
+      if (!List.of("off", "admin", "gateway").contains(checkApi)) {
+        hostPort("--check-api", checkApi, "127.0.0.1");
+      }
+    }
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
-        ioThreads, rls, dryRun, token == null ? null : Path.of(token), tls(o, upstream));
+        ioThreads, rls, dryRun, token == null ? null : Path.of(token), tls(o, upstream),
+        checkApi);
   }
 
   /** The process's log from {@code --log-level}/{@code --log-format} or their variables. */

@@ -21,10 +21,14 @@ import java.time.Duration;
  * @param adminTokenFile the file holding the admin API's bearer token
  *     ({@code --admin-token-file} or {@code SLUICE_ADMIN_TOKEN_FILE}), or null for none
  * @param tls the listener's certificate and the https upstream's trust ({@link TlsOptions#NONE})
+ * @param checkApi where {@code POST /v1/check} is served from {@code --check-api} ({@code off},
+ *     {@code admin}, {@code gateway} or {@code HOST:PORT}), or null for the policy's
+ *     {@code rls.checkApi} (off when that is absent too)
  */
 public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
     InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
-    InetSocketAddress rls, boolean dryRun, Path adminTokenFile, TlsOptions tls) {
+    InetSocketAddress rls, boolean dryRun, Path adminTokenFile, TlsOptions tls,
+    String checkApi) {
 
   public ServeOptions {
     tls = tls == null ? TlsOptions.NONE : tls;
@@ -35,7 +39,7 @@ public record ServeOptions(Path config, InetSocketAddress listen, URI upstream,
       InetSocketAddress admin, String store, Duration watchInterval, int ioThreads,
       InetSocketAddress rls) {
     this(config, listen, upstream, admin, store, watchInterval, ioThreads, rls, false, null,
-        TlsOptions.NONE);
+        TlsOptions.NONE, null);
   }
 
   /** Options without {@code --rls}. */

@@ -13,15 +13,17 @@ import dev.sluice.server.admin.StoreHealth;
 import dev.sluice.server.log.AccessLog;
 import dev.sluice.server.gateway.Gateway;
 import dev.sluice.server.gateway.ServerTls;
-import dev.sluice.server.rls.CheckApi;
-import dev.sluice.server.rls.RlsServer;
+import dev.sluice.rls.CheckApi;
+import dev.sluice.rls.CheckServer;
+import dev.sluice.rls.RlsServer;
+import dev.sluice.server.gateway.DecisionApi;
 import dev.sluice.policy.Durations;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyLoader;
 import dev.sluice.policy.PolicyConfig;
+import dev.sluice.policy.RlsSettings;
 import dev.sluice.policy.StoreSettings;
-import dev.sluice.server.gateway.Gateway;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -44,6 +46,7 @@ public final class SluiceServer implements AutoCloseable {
   private final Metrics metrics;
   private final GatewayStarter.Running gateway;
   private final RlsServer rls;
+  private final CheckServer check;
   private final AdminServer admin;
   private final PolicyReloader reloader;
   private final TlsReloader tlsReloader;
@@ -53,15 +56,16 @@ public final class SluiceServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, EventLoopGroup loops,
-      Metrics metrics, GatewayStarter.Running gateway, RlsServer rls, AdminServer admin,
-      PolicyReloader reloader, TlsReloader tlsReloader, Runnable hangup, Log log,
-      AccessLog accessLog) {
+      Metrics metrics, GatewayStarter.Running gateway, RlsServer rls, CheckServer check,
+      AdminServer admin, PolicyReloader reloader, TlsReloader tlsReloader, Runnable hangup,
+      Log log, AccessLog accessLog) {
     this.policy = policy;
     this.store = store;
     this.loops = loops;
     this.metrics = metrics;
     this.gateway = gateway;
     this.rls = rls;
+    this.check = check;
     this.admin = admin;
     this.reloader = reloader;
     this.tlsReloader = tlsReloader;
@@ -147,6 +151,7 @@ public final class SluiceServer implements AutoCloseable {
 
     GatewayStarter.Running gateway = null;
     RlsServer rls = null;
+    CheckServer check = null;
     AdminServer admin = null;
     PolicyReloader reloader = null;
     TlsReloader tlsReloader = serverTls == null ? null : new TlsReloader(serverTls, log);
@@ -186,6 +191,57 @@ public final class SluiceServer implements AutoCloseable {
         log.info("admin listener off");
       }
       awaitStore(health, storeSettings, log);
+      String checkFlag = options.checkApi() != null ? "--check-api" : "rls.checkApi";
+      String checkPlace = options.checkApi() != null ? options.checkApi()
+          : installed.config().rls().checkApi();
+      CheckApi checkApi = checkPlace.equals(RlsSettings.CHECK_API_OFF) ? null
+          : CheckApi.create(config, limiter, metrics.registry());
+      DecisionApi onGateway = null;
+      if (checkApi != null) {
+        String served;
+        InetSocketAddress checkAt = null;
+        switch (checkPlace) {
+          case "admin" -> {
+            if (admin == null) {
+              throw new IllegalStateException(checkFlag + " admin: the admin listener is off "
+                  + "(--admin off); give the decision API a listener of its own (--check-api "
+                  + "127.0.0.1:9091) or turn the admin listener on");
+            }
+            admin.handle(CheckApi.PATH, new AdminCheck(checkApi));
+            served = "http://" + host(options.admin()) + ":" + admin.port() + CheckApi.PATH
+                + " (the admin listener, auth " + (token == null ? "none" : "bearer token") + ")";
+          }
+          case "gateway" -> {
+            if (options.listen() == null) {
+              throw new IllegalStateException(checkFlag + " gateway: the gateway is off "
+                  + "(--listen off); give the decision API a listener of its own (--check-api "
+                  + "127.0.0.1:9091)");
+            }
+            CheckApi api = checkApi;
+            onGateway = body -> api.check(body).thenApply(a -> new DecisionApi.Answer(a.status(),
+                a.json()));
+            served = "the gateway's listener " + CheckApi.PATH;
+          }
+          default -> {
+            InetSocketAddress at = Main.hostPort(checkFlag, checkPlace, "127.0.0.1");
+            checkAt = at;
+            CheckApi api = checkApi;
+            check = listen(checkFlag, at, () -> CheckServer.start(at, api));
+            served = "http://" + host(at) + ":" + check.port() + CheckApi.PATH;
+          }
+        }
+        RlsSettings.Bucket b = installed.config().rls().checkApiLimit();
+        log.info("decision API listening", "address", served, "limit", b.burst() + " at once, "
+            + b.refill() + " per " + Durations.format(b.period()) + " (rls.checkApiLimit)");
+        if (checkPlace.equals("gateway")) {
+          log.warn("the decision API is on the gateway's public listener (" + checkFlag
+              + " gateway): any client that reaches it can spend any key's quota and get any "
+              + "address banned");
+        } else if (checkAt != null && !checkAt.getAddress().isLoopbackAddress()) {
+          log.warn("the decision API's listener is not on loopback: anyone who reaches it can "
+              + "spend any key's quota and get any address banned", "address", served);
+        }
+      }
       InetSocketAddress rlsAddress = options.rls() != null ? options.rls()
           : installed.config().rls().listen() != null
               ? Main.hostPort("rls.listen", installed.config().rls().listen(), "0.0.0.0") : null;
@@ -197,9 +253,10 @@ public final class SluiceServer implements AutoCloseable {
             String.join(",", new java.util.TreeSet<>(installed.config().domains().names())));
       }
       if (options.listen() != null) {
+        DecisionApi gatewayApi = onGateway;
         gateway = listen("--listen", options.listen(),
             () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-                loops, CheckApi.create(config, limiter, metrics.registry()), gatewayTls));
+                loops, gatewayApi, gatewayTls));
         log.info("gateway listening", "address", (serverTls != null ? "https://" : "http://")
             + host(options.listen()) + ":" + gateway.port(), "upstream",
             options.upstream() == null ? "built-in demo (200 and a small JSON body)"
@@ -260,12 +317,15 @@ public final class SluiceServer implements AutoCloseable {
       if (rls != null) {
         rls.close();
       }
+      if (check != null) {
+        check.close();
+      }
       store.close();
       accessLog.close();
       shutdown(loops);
       throw e;
     }
-    return new SluiceServer(ref, store, loops, metrics, gateway, rls, admin, reloader,
+    return new SluiceServer(ref, store, loops, metrics, gateway, rls, check, admin, reloader,
         tlsReloader, hangup, log, accessLog);
   }
 
@@ -354,6 +414,11 @@ public final class SluiceServer implements AutoCloseable {
     return rls == null ? -1 : rls.port();
   }
 
+  /** The decision API's own listener's port ({@code --check-api HOST:PORT}), or -1. */
+  public int checkPort() {
+    return check == null ? -1 : check.port();
+  }
+
   /** The admin listener's port, or -1 when it is off. */
   public int adminPort() {
     return admin == null ? -1 : admin.port();
@@ -403,6 +468,9 @@ public final class SluiceServer implements AutoCloseable {
       }
       if (rls != null) {
         rls.close();
+      }
+      if (check != null) {
+        check.close();
       }
     } finally {
       accessLog.close();

@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.RedisProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -205,7 +206,7 @@ class AdminIncidentsIntegrationTests {
 
   @Test
   void redisStore_banListedLiftedAndReset() throws Exception {
-    RedisServer redis = RedisServer.start(RedisServer.freePort());
+    RedisProcess redis = RedisProcess.start();
     open.add(redis);
     serve(String.join("\n", "store:", "  uri: redis://127.0.0.1:" + redis.port,
         "  deadline: 2s", "  startupWait: 30s", ""));
@@ -351,7 +352,7 @@ class AdminIncidentsIntegrationTests {
     assertThat(sluice(Map.of(), "admin", "--admin", at, "frobnicate").code()).isEqualTo(2);
     assertThat(sluice(Map.of(), "admin", "--admin", at, "show", "login", "only-one").code())
         .as("a key the server refuses: 400").isEqualTo(2);
-    int dead = RedisServer.freePort();
+    int dead = RedisProcess.freePort();
     Run unreachable = sluice(Map.of(), "admin", "--admin", "127.0.0.1:" + dead, "bans");
     assertThat(unreachable.code()).isEqualTo(3);
     assertThat(unreachable.err()).contains("cannot reach 127.0.0.1:" + dead);

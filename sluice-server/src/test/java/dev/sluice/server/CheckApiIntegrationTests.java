@@ -2,9 +2,9 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.ByteArrayOutputStream;
@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code POST /v1/check} on the gateway's listener, asked by the JDK's HTTP client: both request
- * shapes, the counters it shares with the gRPC service, and hostile bodies.
+ * {@code POST /v1/check} on its own listener ({@code --check-api}), asked by the JDK's HTTP
+ * client: both request shapes, the counters it shares with the gRPC service, and hostile bodies.
  */
 class CheckApiIntegrationTests {
 
@@ -53,7 +53,8 @@ class CheckApiIntegrationTests {
     Path file = dir.resolve("policy.yaml");
     Files.writeString(file, POLICY);
     server = SluiceServer.start(Main.parseServe(List.of("--config", file.toString(), "--listen",
-        "127.0.0.1:0", "--admin", "off", "--rls", "127.0.0.1:0"), Map.of()), Map.of(),
+        "127.0.0.1:0", "--admin", "off", "--rls", "127.0.0.1:0", "--check-api", "127.0.0.1:0"),
+        Map.of()), Map.of(),
         new Log(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
     channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.rlsPort()).usePlaintext()
         .build();
@@ -75,7 +76,7 @@ class CheckApiIntegrationTests {
   }
 
   URI uri() {
-    return URI.create("http://127.0.0.1:" + server.port() + "/v1/check");
+    return URI.create("http://127.0.0.1:" + server.checkPort() + "/v1/check");
   }
 
   static final String IP = "{\"domain\":\"api\",\"descriptors\":[{\"entries\":"

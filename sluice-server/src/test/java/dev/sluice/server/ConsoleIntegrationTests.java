@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.RedisProcess;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -213,7 +214,7 @@ class ConsoleIntegrationTests {
 
   @Test
   void redisStore_refusalsAndBansReachTheLiveView() throws Exception {
-    RedisServer redis = RedisServer.start(RedisServer.freePort());
+    RedisProcess redis = RedisProcess.start();
     open.add(redis);
     serve(String.join("\n", "store:", "  uri: redis://127.0.0.1:" + redis.port,
         "  deadline: 2s", "  startupWait: 30s", ""));

@@ -9,16 +9,16 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the Node clients of {@code src/test/node} (the WebSocket close-code client, the Prometheus
- * text parser and the gRPC rate-limit client), whose pinned packages {@code npm ci} installs on
- * first use. Without Node 18+ or npm it fails, loudly: these tests must not silently stop running.
+ * Runs the Node clients of {@code src/test/node} (the WebSocket close-code client and the
+ * Prometheus text parser; the gRPC rate-limit client is sluice-rls's), whose pinned packages
+ * {@code npm ci} installs on first use. Without Node 18+ or npm it fails, loudly: these tests
+ * must not silently stop running.
  */
 public final class NodeScripts {
 
   public static final Path DIR = Path.of("src", "test", "node").toAbsolutePath();
 
-  private static final List<String> PACKAGES = List.of("ws", "parse-prometheus-text-format",
-      "@grpc/grpc-js", "@grpc/proto-loader");
+  private static final List<String> PACKAGES = List.of("ws", "parse-prometheus-text-format");
 
   private NodeScripts() {}
 

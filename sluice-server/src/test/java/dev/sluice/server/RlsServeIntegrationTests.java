@@ -2,11 +2,12 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import dev.sluice.redis.RedisProcess;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitResponse;
+import dev.sluice.rls.envoy.RateLimitResponse.Code;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.ByteArrayOutputStream;
@@ -107,7 +108,7 @@ class RlsServeIntegrationTests {
 
   @Test
   void twoInstancesOnOneRedis_shareOneLimitExactly() throws Exception {
-    RedisServer redis = RedisServer.start(RedisServer.freePort());
+    RedisProcess redis = RedisProcess.start();
     closing.add(redis);
     Path file = dir.resolve("policy.yaml");
     Files.writeString(file, policy(10));

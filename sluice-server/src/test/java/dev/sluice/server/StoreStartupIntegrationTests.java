@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.RedisProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -96,7 +97,7 @@ class StoreStartupIntegrationTests {
         if (System.nanoTime() > until) {
           throw new AssertionError("admin listener did not answer in 30 s", e);
         }
-        RedisServer.pause(20);
+        RedisProcess.pause(20);
       }
     }
   }
@@ -116,9 +117,9 @@ class StoreStartupIntegrationTests {
    */
   @Test
   void issue7_gatewayWaitsForTheStore_readyzIs503WithItsReason_untilReady() throws Exception {
-    int redisPort = RedisServer.freePort();
-    int admin = RedisServer.freePort();
-    int gateway = RedisServer.freePort();
+    int redisPort = RedisProcess.freePort();
+    int admin = RedisProcess.freePort();
+    int gateway = RedisProcess.freePort();
     Path p = policy("  uri: redis://127.0.0.1:" + redisPort + "\n  startupWait: 2m");
     CompletableFuture<SluiceServer> starting = CompletableFuture.supplyAsync(() -> start(
         "--config", p.toString(), "--listen", "127.0.0.1:" + gateway, "--admin",
@@ -131,7 +132,7 @@ class StoreStartupIntegrationTests {
     assertThat(accepts(gateway)).as("the gateway accepts connections before the store is ready")
         .isFalse();
 
-    try (RedisServer redis = RedisServer.start(redisPort)) {
+    try (RedisProcess redis = RedisProcess.startOn(redisPort)) {
       server = starting.get(60, TimeUnit.SECONDS);
       assertThat(get(admin, "/readyz").statusCode()).isEqualTo(200);
       List<Integer> codes = new ArrayList<>();
@@ -150,7 +151,7 @@ class StoreStartupIntegrationTests {
   /** Issue 7: a wrong password read "cannot reach ... yet (Unable to connect ...)", forever. */
   @Test
   void issue7_wrongPassword_stopsTheStart_exit1_sayingAuthenticationFailed() throws Exception {
-    try (RedisServer redis = RedisServer.start(RedisServer.freePort(), "--requirepass", "s3cret")) {
+    try (RedisProcess redis = RedisProcess.start("--requirepass", "s3cret")) {
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       long start = System.nanoTime();
       int code = new Main(new PrintStream(new ByteArrayOutputStream()),
@@ -173,7 +174,7 @@ class StoreStartupIntegrationTests {
 
   @Test
   void storeNotReadyWithinStartupWait_startsAnyway_warnsLoudly_degraded() throws Exception {
-    int dead = RedisServer.freePort();
+    int dead = RedisProcess.freePort();
     Path p = policy("  uri: redis://127.0.0.1:" + dead + "\n  startupWait: 1s");
     server = start("--config", p.toString(), "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0");
     String log = logBytes.toString(StandardCharsets.UTF_8);

@@ -142,7 +142,8 @@ class TlsServeIntegrationTests {
     Files.copy(first[0], cert, StandardCopyOption.REPLACE_EXISTING);
     Files.copy(first[1], key, StandardCopyOption.REPLACE_EXISTING);
     ServeOptions o = new ServeOptions(null, new InetSocketAddress("127.0.0.1", 0), null, null,
-        null, Duration.ofMillis(20), 1, null, false, null, new TlsOptions(cert, key, null, null));
+        null, Duration.ofMillis(20), 1, null, false, null, new TlsOptions(cert, key, null, null),
+        null);
     server = SluiceServer.start(o, Map.of(),
         new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
     SSLContext ctx = certs.clientContext();

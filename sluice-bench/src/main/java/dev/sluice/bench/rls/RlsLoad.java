@@ -1,10 +1,10 @@
 package dev.sluice.bench.rls;
 
 import dev.sluice.bench.redis.Histogram;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitResponse;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -31,8 +31,9 @@ import java.util.function.Supplier;
 /**
  * Load driver for the Envoy rate limit service (issue 11): {@code ShouldRateLimit} over gRPC
  * with 1 and 3 descriptors per request, on the memory store and on a local redis-server, beside
- * two HTTP requests through the same server's gateway for scale: {@code POST /v1/check} (the same
- * decision over HTTP) and a {@code GET} proxied to the built-in demo upstream under one rule.
+ * two HTTP requests to the same server for scale: {@code POST /v1/check} on the decision API's
+ * own listener ({@code --check-api}; the same decision over HTTP) and a {@code GET} proxied to
+ * the built-in demo upstream under one rule.
  *
  * <pre>
  * cd /work/main   # the repository root; redis-server on the PATH for the Redis rows
@@ -152,10 +153,11 @@ public final class RlsLoad {
       String only) throws Exception {
     int http = freePort();
     int grpc = freePort();
+    int check = freePort();
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
         jar.toString(), "serve", "--config", policy.toString(), "--listen", "127.0.0.1:" + http,
-        "--admin", "off", "--rls", "127.0.0.1:" + grpc));
+        "--admin", "off", "--rls", "127.0.0.1:" + grpc, "--check-api", "127.0.0.1:" + check));
     if (store != null) {
       cmd.addAll(List.of("--store", store));
     }
@@ -166,6 +168,7 @@ public final class RlsLoad {
     try {
       awaitPort(grpc);
       awaitPort(http);
+      awaitPort(check);
       ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", grpc).usePlaintext()
           .build();
       try {
@@ -186,9 +189,9 @@ public final class RlsLoad {
       }
       if (only == null || only.equals("http")) {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        URI check = URI.create("http://127.0.0.1:" + http + "/v1/check");
+        URI checkUri = URI.create("http://127.0.0.1:" + check + "/v1/check");
         rows.add(measure("HTTP " + storeName + ", POST /v1/check, 1", server.pid(), seconds,
-            inFlight, 1, () -> client.sendAsync(HttpRequest.newBuilder(check)
+            inFlight, 1, () -> client.sendAsync(HttpRequest.newBuilder(checkUri)
                 .POST(HttpRequest.BodyPublishers.ofString("{\"domain\":\"bench\",\"descriptors\":"
                     + "[{\"entries\":[{\"key\":\"user\",\"value\":\"u" + rnd(10_000) + "\"}]}]}"))
                 .build(), HttpResponse.BodyHandlers.discarding()).thenApply(r -> null)));

@@ -1,6 +1,7 @@
 package dev.sluice.server.admin;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyFormat;
@@ -47,11 +48,14 @@ public final class AdminServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
   private final Console console;
+  private final AdminToken token;
 
-  private AdminServer(HttpServer server, ExecutorService executor, Console console) {
+  private AdminServer(HttpServer server, ExecutorService executor, Console console,
+      AdminToken token) {
     this.server = server;
     this.executor = executor;
     this.console = console;
+    this.token = token;
   }
 
   /** Binds {@code address} (port 0 for an ephemeral port) and starts serving. */
@@ -92,11 +96,7 @@ public final class AdminServer implements AutoCloseable {
         String method = exchange.getRequestMethod();
         String path = exchange.getRequestURI().getPath();
         String rawPath = exchange.getRequestURI().getRawPath();
-        if (rawPath.startsWith("/v1/") && token != null
-            && !token.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
-          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
-          send(exchange, 401, "application/json",
-              "{\"error\":\"unauthorized: send Authorization: Bearer <token>\"}\n");
+        if (rawPath.startsWith("/v1/") && refused(exchange, token)) {
           return;
         }
         if (console != null) {
@@ -168,7 +168,35 @@ public final class AdminServer implements AutoCloseable {
     if (console != null) {
       console.start();
     }
-    return new AdminServer(server, executor, console);
+    return new AdminServer(server, executor, console, token);
+  }
+
+  /**
+   * Serves requests under {@code path} (a {@code /v1/} path; the decision API) with
+   * {@code handler}, behind the bearer token like every {@code /v1/} request. The exchange is
+   * closed after {@code handler} returns.
+   */
+  public void handle(String path, HttpHandler handler) {
+    server.createContext(path, exchange -> {
+      try (exchange) {
+        if (!refused(exchange, token)) {
+          handler.handle(exchange);
+        }
+      } catch (IOException | RuntimeException e) {
+        // the client went away; the exchange is closed either way
+      }
+    });
+  }
+
+  /** True, after answering 401, when a token is required and the request does not carry it. */
+  private static boolean refused(HttpExchange exchange, AdminToken token) throws IOException {
+    if (token == null || token.accepts(exchange.getRequestHeaders().getFirst("Authorization"))) {
+      return false;
+    }
+    exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
+    send(exchange, 401, "application/json",
+        "{\"error\":\"unauthorized: send Authorization: Bearer <token>\"}\n");
+    return true;
   }
 
   static void send(HttpExchange exchange, int status, String type, String body)

@@ -2,8 +2,8 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.RedisProcess;
 import dev.sluice.server.Log;
-import dev.sluice.server.RedisServer;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
 import io.lettuce.core.RedisClient;
@@ -85,7 +85,7 @@ class GatewayRedisIntegrationTests {
    */
   @Test
   void pendingDecisionOnAStoppedRedis_delaysNoOtherConnection_onOneIoThread() throws Exception {
-    RedisServer redis = closing(RedisServer.start(RedisServer.freePort()));
+    RedisProcess redis = closing(RedisProcess.start());
     serve(1, redis.port,
         "rules:",
         "  pay:",
@@ -141,7 +141,7 @@ class GatewayRedisIntegrationTests {
    */
   @Test
   void redisStore_hasAConnectionOnEachIoThread_andClosesThemQuietly() throws Exception {
-    RedisServer redis = closing(RedisServer.start(RedisServer.freePort()));
+    RedisProcess redis = closing(RedisProcess.start());
     System.setProperty("sluice.redis.eventLoops", "false");
     try {
       serve(3, redis.port, "routes:", "  - {name: open, paths: [/**]}");
@@ -186,7 +186,7 @@ class GatewayRedisIntegrationTests {
     }
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (clients(redis) > 0 && System.nanoTime() < until) {
-      RedisServer.pause(10);
+      RedisProcess.pause(10);
     }
     assertThat(clients(redis)).as("connections left after close").isZero();
     synchronized (handler) {
@@ -195,7 +195,7 @@ class GatewayRedisIntegrationTests {
   }
 
   /** Connections on {@code redis}, without the one asking. */
-  private static int clients(RedisServer redis) {
+  private static int clients(RedisProcess redis) {
     RedisClient client = RedisClient.create(redis.uri());
     try (var c = client.connect()) {
       return (int) c.sync().clientList().lines().filter(l -> l.startsWith("id=")).count() - 1;
@@ -220,7 +220,7 @@ class GatewayRedisIntegrationTests {
   @Test
   void fourHundredConcurrentRequests_throughASlowNetwork_completeInAFewRoundTrips()
       throws Exception {
-    RedisServer redis = closing(RedisServer.start(RedisServer.freePort()));
+    RedisProcess redis = closing(RedisProcess.start());
     DelayingProxy proxy = closing(new DelayingProxy(redis.port, Duration.ofMillis(50)));
     serve(0, proxy.port(),
         "rules:",
@@ -271,7 +271,7 @@ class GatewayRedisIntegrationTests {
   @Test
   void webSocket_leasesAndActionLimitsOnRedis_messagesInOrderWhileDecisionsWait()
       throws Exception {
-    RedisServer redis = closing(RedisServer.start(RedisServer.freePort()));
+    RedisProcess redis = closing(RedisProcess.start());
     DelayingProxy proxy = closing(new DelayingProxy(redis.port, Duration.ofMillis(50)));
     serve(1, proxy.port(),
         "rules:",

@@ -1,13 +1,18 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.Identity;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.http.Json;
+import dev.sluice.core.Ticker;
+import dev.sluice.policy.Durations;
 import dev.sluice.policy.PolicyConfig;
-import dev.sluice.server.gateway.DecisionApi;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -30,31 +35,106 @@ import java.util.function.Supplier;
  * of the {@code rules:} section for an identity given as dimension values, as the gateway would.
  * The answer is 200 with the decision either way (a refusal is a decision, not an HTTP error);
  * 400 with {@code {"error":"bad request","detail":...}} names what is wrong with the input.
+ *
+ * <p>The API can spend any key's quota and ban any address, so it is served only where the
+ * operator puts it ({@code rls.checkApi}, {@code --check-api}), and it has a limit of its own
+ * ({@code rls.checkApiLimit}): past it, 429 with {@code retry_after_seconds}, before the body is
+ * read, so a flood of decision requests decides nothing.
  */
-public final class CheckApi implements DecisionApi {
+public final class CheckApi {
+
+  /** Where the API is served, on whichever listener serves it. */
+  public static final String PATH = "/v1/check";
+
+  /** The largest body accepted. */
+  public static final int MAX_BODY_BYTES = 64 * 1024;
+
+  /**
+   * An HTTP status and a JSON body.
+   *
+   * @param status the HTTP status
+   * @param json the body
+   * @param retryAfterSeconds for a 429 from the API's own limit, the {@code Retry-After}
+   *     seconds; else -1
+   */
+  public record Answer(int status, String json, long retryAfterSeconds) {
+    Answer(int status, String json) {
+      this(status, json, -1);
+    }
+  }
 
   private final Supplier<PolicyConfig> config;
   private final RateLimiter limiter;
   private final Decider decider;
   private final RlsMetrics metrics;
+  private final ApiLimit own;
 
-  private CheckApi(Supplier<PolicyConfig> config, RateLimiter limiter, RlsMetrics metrics) {
+  private CheckApi(Supplier<PolicyConfig> config, RateLimiter limiter, RlsMetrics metrics,
+      Ticker ticker) {
     this.config = config;
     this.limiter = limiter;
     this.decider = new Decider(limiter.store());
     this.metrics = metrics;
+    this.own = new ApiLimit(ticker);
   }
 
   /** The API over {@code limiter}'s store; meters into {@code registry} when not null. */
   public static CheckApi create(Supplier<PolicyConfig> config, RateLimiter limiter,
       MeterRegistry registry) {
-    return new CheckApi(config, limiter,
-        registry == null ? RlsMetrics.NONE : new MicrometerRlsMetrics(registry, config));
+    return create(config, limiter, registry, Ticker.system());
   }
 
-  @Override
+  /** As above, with the clock of the API's own limit. */
+  public static CheckApi create(Supplier<PolicyConfig> config, RateLimiter limiter,
+      MeterRegistry registry, Ticker ticker) {
+    return new CheckApi(config, limiter,
+        registry == null ? RlsMetrics.NONE : new MicrometerRlsMetrics(registry, config), ticker);
+  }
+
+  /**
+   * Decides a body as sent: not UTF-8 is a 400. The own limit is taken first, so a refused
+   * call costs no parsing.
+   */
+  public CompletionStage<Answer> check(ByteBuffer body) {
+    Answer limited = limited(config.get());
+    if (limited != null) {
+      return CompletableFuture.completedFuture(limited);
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(body).toString();
+    } catch (CharacterCodingException e) {
+      metrics.invalid();
+      return CompletableFuture.completedFuture(new Answer(400, error("bad request",
+          "body : not UTF-8 (expected: a JSON object)")));
+    }
+    return decide(config.get(), text);
+  }
+
+  /** Decides a body already decoded (the gateway's listener decodes it itself). */
   public CompletionStage<Answer> check(String body) {
     PolicyConfig snapshot = config.get();
+    Answer limited = limited(snapshot);
+    return limited != null ? CompletableFuture.completedFuture(limited) : decide(snapshot, body);
+  }
+
+  /** The 429 of the API's own limit, or null when a token was left. */
+  private Answer limited(PolicyConfig snapshot) {
+    Decision d = own.take(snapshot.rls().checkApiLimit());
+    if (d.allowed()) {
+      return null;
+    }
+    metrics.limited();
+    long retry = Math.max(1, d.retryAfterSeconds());
+    var b = snapshot.rls().checkApiLimit();
+    return new Answer(429, "{\"error\":\"too many requests\",\"detail\":\"the decision API "
+        + "answers at most " + b.burst() + " at once and " + b.refill() + " per "
+        + Durations.format(b.period()) + " (rls.checkApiLimit)\","
+        + "\"retry_after_seconds\":" + retry + "}", retry);
+  }
+
+  private CompletionStage<Answer> decide(PolicyConfig snapshot, String body) {
     try {
       Object parsed = JsonReader.parse(body);
       if (!(parsed instanceof Map<?, ?> m)) {

@@ -1,17 +1,17 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import com.google.protobuf.Duration;
 import dev.sluice.core.Limit;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.RlsSettings;
-import io.envoyproxy.envoy.config.core.v3.HeaderValue;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import dev.sluice.rls.envoy.HeaderValue;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitResponse;
+import dev.sluice.rls.envoy.RateLimitResponse.Code;
+import dev.sluice.rls.envoy.RateLimitResponse.DescriptorStatus;
+import dev.sluice.rls.envoy.RateLimitResponse.RateLimit.Unit;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -87,8 +87,8 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
       long requests = 0;
       if (desc.hasLimit()) {
         var unitEnum = desc.getLimit().getUnit();
-        if (unitEnum == io.envoyproxy.envoy.type.v3.RateLimitUnit.UNKNOWN
-            || unitEnum == io.envoyproxy.envoy.type.v3.RateLimitUnit.UNRECOGNIZED) {
+        if (unitEnum == dev.sluice.rls.envoy.RateLimitUnit.UNKNOWN
+            || unitEnum == dev.sluice.rls.envoy.RateLimitUnit.UNRECOGNIZED) {
           throw new CheckRequest.Invalid("descriptors[" + d + "].limit.unit : "
               + unitEnum + " (expected: SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR)");
         }
@@ -105,12 +105,12 @@ final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
     return new CheckRequest(r.getDomain(), ds, Integer.toUnsignedLong(r.getHitsAddend()));
   }
 
-  static RateLimitResponse toResponse(List<dev.sluice.server.rls.Status> statuses,
+  static RateLimitResponse toResponse(List<dev.sluice.rls.Status> statuses,
       RlsSettings settings) {
     RateLimitResponse.Builder b = RateLimitResponse.newBuilder();
     boolean over = false;
-    dev.sluice.server.rls.Status tightest = null;
-    for (dev.sluice.server.rls.Status s : statuses) {
+    dev.sluice.rls.Status tightest = null;
+    for (dev.sluice.rls.Status s : statuses) {
       DescriptorStatus.Builder ds = DescriptorStatus.newBuilder()
           .setCode(s.overLimit() ? Code.OVER_LIMIT : Code.OK);
       if (s.limit() != null) {

@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import java.util.List;
 
@@ -11,6 +11,9 @@ interface RlsMetrics {
 
     @Override
     public void invalid() {}
+
+    @Override
+    public void limited() {}
   };
 
   /** One answered request, every descriptor's status, the time to decide it. */
@@ -18,4 +21,7 @@ interface RlsMetrics {
 
   /** One request refused as {@code INVALID_ARGUMENT}. */
   void invalid();
+
+  /** One decision request refused by the decision API's own limit (429). */
+  void limited();
 }

@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import dev.sluice.policy.RlsDomains;
 import dev.sluice.policy.RlsSettings;

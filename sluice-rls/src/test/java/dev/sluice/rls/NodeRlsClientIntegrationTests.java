@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,7 +6,6 @@ import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
-import dev.sluice.server.NodeScripts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -21,14 +20,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An independent client stack: Node's {@code @grpc/grpc-js} and {@code @grpc/proto-loader}
- * (pinned in {@code src/test/node}, installed with {@code npm ci} on first use) load
- * {@code rls.proto} and its imports, extracted here from the Envoy API jar on the class path, and
- * ask the real server. Fails loudly without Node, as the WebSocket client tests do.
+ * (pinned in {@code src/test/node}, installed with {@code npm ci} on first use) load Envoy's own
+ * {@code rls.proto} and its imports, untrimmed, extracted here from the Envoy API jar (a test
+ * dependency), and ask the real server, whose classes come from the vendored, trimmed files:
+ * the two agree on the wire. Fails loudly without Node, as the WebSocket client tests do.
  */
 class NodeRlsClientIntegrationTests {
 
@@ -72,25 +74,30 @@ class NodeRlsClientIntegrationTests {
     }
   }
 
-  /** Copies {@code root} and every file it imports, transitively, from the class path. */
-  static void extract(String root, Path into) throws IOException {
+  /** Copies {@code root} and every file it imports, transitively, from the Envoy API jar. */
+  static void extract(String root, Path into) throws Exception {
+    Path jar = Path.of(io.envoyproxy.envoy.service.ratelimit.v3.RlsProto.class
+        .getProtectionDomain().getCodeSource().getLocation().toURI());
     Deque<String> todo = new ArrayDeque<>(List.of(root));
     Set<String> seen = new HashSet<>();
-    while (!todo.isEmpty()) {
-      String name = todo.pop();
-      if (!seen.add(name)) {
-        continue;
-      }
-      try (InputStream in = NodeRlsClientIntegrationTests.class.getClassLoader()
-          .getResourceAsStream(name)) {
-        if (in == null) {
+    try (ZipFile zip = new ZipFile(jar.toFile())) {
+      while (!todo.isEmpty()) {
+        String name = todo.pop();
+        if (!seen.add(name)) {
+          continue;
+        }
+        ZipEntry entry = zip.getEntry(name);
+        if (entry == null) {
           // google/protobuf's well-known types ship with protobufjs itself.
           if (name.startsWith("google/protobuf/")) {
             continue;
           }
-          throw new IOException(name + " is not on the class path");
+          throw new IOException(name + " is not in " + jar);
         }
-        String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        String text;
+        try (InputStream in = zip.getInputStream(entry)) {
+          text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
         Path file = into.resolve(name);
         Files.createDirectories(file.getParent());
         Files.writeString(file, text);

@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.RlsDescriptor;
@@ -24,7 +24,10 @@ import java.util.function.Supplier;
  *       {@code outcome}: {@code ok}, {@code over_limit}, {@code shadow_over_limit},
  *       {@code unlimited}, {@code no_limit}, {@code degraded_ok}, {@code degraded_over_limit}.
  *   <li>{@code sluice_rls_requests_seconds}: time from request to answer.
- *   <li>{@code sluice_rls_invalid_total}: requests answered {@code INVALID_ARGUMENT}.
+ *   <li>{@code sluice_rls_invalid_total}: requests answered {@code INVALID_ARGUMENT} (gRPC) or
+ *       400 ({@code POST /v1/check}).
+ *   <li>{@code sluice_rls_check_limited_total}: {@code POST /v1/check} requests refused with 429
+ *       by the decision API's own limit ({@code rls.checkApiLimit}).
  * </ul>
  *
  * <p>Labels are bounded by the policy, not by callers: at most {@link #MAX_SERIES} descriptor
@@ -39,6 +42,7 @@ final class MicrometerRlsMetrics implements RlsMetrics {
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Timer timer;
   private final Counter invalid;
+  private final Counter limited;
 
   MicrometerRlsMetrics(MeterRegistry registry, Supplier<PolicyConfig> config) {
     this.registry = registry;
@@ -47,6 +51,9 @@ final class MicrometerRlsMetrics implements RlsMetrics {
         "Rate limit service requests, from arrival to answer").register(registry);
     this.invalid = Counter.builder("sluice_rls_invalid").description(
         "Rate limit service requests refused as INVALID_ARGUMENT").register(registry);
+    this.limited = Counter.builder("sluice_rls_check_limited").description(
+        "POST /v1/check requests refused by the decision API's own limit (429)")
+        .register(registry);
   }
 
   @Override
@@ -68,6 +75,11 @@ final class MicrometerRlsMetrics implements RlsMetrics {
   @Override
   public void invalid() {
     invalid.increment();
+  }
+
+  @Override
+  public void limited() {
+    limited.increment();
   }
 
   /** For tests: the count of one series, 0 when it does not exist. */

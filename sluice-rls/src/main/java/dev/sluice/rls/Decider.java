@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import dev.sluice.core.Identity;
 import dev.sluice.core.Limit;

@@ -1,8 +1,8 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
-import static dev.sluice.server.rls.Rls.d;
-import static dev.sluice.server.rls.Rls.hits;
-import static dev.sluice.server.rls.Rls.req;
+import static dev.sluice.rls.Rls.d;
+import static dev.sluice.rls.Rls.hits;
+import static dev.sluice.rls.Rls.req;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,14 +10,14 @@ import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
-import io.envoyproxy.envoy.type.v3.RateLimitUnit;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitResponse;
+import dev.sluice.rls.envoy.RateLimitResponse.Code;
+import dev.sluice.rls.envoy.RateLimitResponse.DescriptorStatus;
+import dev.sluice.rls.envoy.RateLimitResponse.RateLimit.Unit;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
+import dev.sluice.rls.envoy.RateLimitUnit;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;

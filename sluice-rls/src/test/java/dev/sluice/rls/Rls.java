@@ -1,9 +1,9 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import com.google.protobuf.UInt64Value;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor.Entry;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import dev.sluice.rls.envoy.RateLimitDescriptor;
+import dev.sluice.rls.envoy.RateLimitDescriptor.Entry;
+import dev.sluice.rls.envoy.RateLimitRequest;
 
 /** Builders for requests in tests: {@code d("key", "value", "key2", "value2")}. */
 final class Rls {

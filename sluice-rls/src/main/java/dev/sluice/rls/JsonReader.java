@@ -1,4 +1,4 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

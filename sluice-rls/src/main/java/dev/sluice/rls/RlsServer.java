@@ -1,14 +1,14 @@
-package dev.sluice.server.rls;
+package dev.sluice.rls;
 
 import dev.sluice.core.Store;
 import dev.sluice.policy.PolicyConfig;
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import dev.sluice.rls.envoy.RateLimitServiceGrpc;
 import io.grpc.Server;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;

@@ -1,10 +1,10 @@
 package dev.sluice.policy;
 
+import dev.sluice.core.Circuit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Route;
 import dev.sluice.moderation.Surface;
 import dev.sluice.moderation.SurfaceRules;
-import dev.sluice.redis.RedisStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -312,7 +312,7 @@ public final class EffectivePolicy {
     m.put("deadline", Durations.format(s.deadline()));
     m.put("localFallback", s.localFallback());
     m.put("startupWait", Durations.format(s.startupWait()));
-    RedisStore.Circuit c = s.circuit();
+    Circuit c = s.circuit();
     Map<String, Object> circuit = new LinkedHashMap<>();
     circuit.put("failureRate", c.failureRate());
     circuit.put("slowCallRate", c.slowCallRate());

@@ -1,5 +1,6 @@
 package dev.sluice.policy;
 
+import dev.sluice.core.Circuit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,7 +8,6 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.Rule;
-import dev.sluice.redis.RedisStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -461,7 +461,7 @@ class PolicyLoaderTest {
     assertThat(c.gateway().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.gateway().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.store()).isEqualTo(new StoreSettings("redis://127.0.0.1:6379", 1_000_000, "app:",
-        Duration.ofMillis(20), true, RedisStore.Circuit.builder().failureRate(60)
+        Duration.ofMillis(20), true, Circuit.builder().failureRate(60)
             .window(Duration.ofSeconds(5)).minimumCalls(20).open(Duration.ofMillis(250))
             .slowCall(Duration.ofMillis(30)).slowCallRate(80).halfOpenCalls(5).build(),
         Duration.ofSeconds(30)));

@@ -156,6 +156,9 @@ public final class EffectivePolicy {
     m.put("headers", t.headers());
     m.put("ipv6Prefix", t.ipv6Prefix());
     m.put("unknownBucket", t.unknownBucket());
+    if (!t.clientHeaders().equals(TrustSettings.DEFAULT_CLIENT_HEADERS)) {
+      m.put("clientHeaders", t.clientHeaders());
+    }
     return m;
   }
 

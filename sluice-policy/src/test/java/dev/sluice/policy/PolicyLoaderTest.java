@@ -135,6 +135,18 @@ class PolicyLoaderTest {
   }
 
   @Test
+  void clientHeaders_defaultToTheCdnNames_andAreReadInLowerCase() throws Exception {
+    assertThat(parse(MINIMAL, Map.of()).config().trust().clientHeaders())
+        .contains("true-client-ip", "cf-connecting-ip");
+    assertThat(parse(MINIMAL + "trust:\n  clientHeaders: [X-Client-Id]\n", Map.of()).config()
+        .trust().clientHeaders()).containsExactly("x-client-id");
+    assertThat(parse(MINIMAL + "trust:\n  clientHeaders: []\n", Map.of()).config().trust()
+        .clientHeaders()).isEmpty();
+    assertThat(errors(MINIMAL + "trust:\n  clientHeaders: [\"a b\"]\n")).containsExactly(
+        "p.yaml:13: trust.clientHeaders[0] : \"a b\" (expected: header names like True-Client-IP)");
+  }
+
+  @Test
   void trustProxyAndTrustedProxies_both_isAnError() {
     assertThatThrownBy(() -> PolicyLoader.loadDefault(Map.of("TRUST_PROXY", "1",
         "TRUSTED_PROXIES", "10.0.0.0/8")))
@@ -447,7 +459,7 @@ class PolicyLoaderTest {
     assertThat(c.policy().routes().get(0).cost()).isEqualTo(2);
     assertThat(c.policy().routes().get(0).websocket()).isFalse();
     assertThat(c.trust()).isEqualTo(new TrustSettings(2, List.of(), List.of("forwarded"), 56,
-        "unknown"));
+        "unknown", TrustSettings.DEFAULT_CLIENT_HEADERS));
     assertThat(c.response()).isEqualTo(new ResponseSettings(false, true, null));
     assertThat(c.cors().allowOrigins()).containsExactly("https://app.example.com");
     assertThat(c.cors().maxAge()).isEqualTo(Duration.ofMinutes(10));

@@ -133,7 +133,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     dropRest = false;
     HttpHeaders h = request.headers();
     Forwarding.stripHopByHop(h);
-    Forwarding.forward(h, peer, upstream.authority);
+    Forwarding.forward(h, peer, upstream.authority, snap.config.trust().clientHeaders());
     HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
         request.uri(), h);
     AccessRecord access = AccessRecord.of(client);

@@ -490,6 +490,20 @@ final class RequestHead implements RequestView {
     return k == OTHER || k == CONTENT_LENGTH || k == TRANSFER_ENCODING || k == EXPECT;
   }
 
+  /** Whether an ordinary field's name is one of {@code lowerNames} (ASCII, lower case). */
+  boolean named(int field, byte[][] lowerNames) {
+    int f = field * 6;
+    if (at[f + 5] != OTHER) {
+      return false;
+    }
+    for (byte[] name : lowerNames) {
+      if (HeadWriter.equalsLower(b, at[f], at[f + 1], name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether the field is one of the forwarding fields (X-Forwarded-*, Forwarded, X-Real-IP). */
   boolean forwarding(int field) {
     return at[field * 6 + 5] >= FORWARDING_START;

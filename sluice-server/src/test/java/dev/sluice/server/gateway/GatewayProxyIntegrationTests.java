@@ -57,9 +57,11 @@ class GatewayProxyIntegrationTests {
     startWithEcho(Fixtures.config(Fixtures.seed000Builder().clientAddress(
         ClientAddressResolver.builder().trustedProxies(List.of("127.0.0.0/8")).build()).build()));
     HttpResponse<String> r = get("/echo?x=1", "X-Forwarded-For", "203.0.113.9",
-        "Forwarded", "for=203.0.113.9", "X-Forwarded-Proto", "https", "X-Real-IP", "203.0.113.9");
+        "Forwarded", "for=203.0.113.9", "X-Forwarded-Proto", "https", "X-Real-IP", "203.0.113.9",
+        "True-Client-IP", "203.0.113.9");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("X-Upstream")).hasValue("echo");
+    assertThat(r.body()).contains("true-client-ip: 203.0.113.9\n");
     assertThat(r.body()).contains("uri=/echo?x=1\n")
         .contains("x-forwarded-for: 203.0.113.9, 127.0.0.1\n")
         .contains("forwarded: for=203.0.113.9, for=127.0.0.1;proto=http\n")
@@ -78,13 +80,15 @@ class GatewayProxyIntegrationTests {
     startWithEcho(Fixtures.config(Fixtures.seed000()));
     HttpResponse<String> r = get("/echo?x=1", "X-Forwarded-For", "203.0.113.9",
         "Forwarded", "for=203.0.113.9", "X-Forwarded-Host", "evil.example",
-        "X-Forwarded-Proto", "https", "X-Forwarded-Port", "444", "X-Real-IP", "203.0.113.9");
+        "X-Forwarded-Proto", "https", "X-Forwarded-Port", "444", "X-Real-IP", "203.0.113.9",
+        "True-Client-IP", "203.0.113.9", "CF-Connecting-IP", "203.0.113.9");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).contains("x-forwarded-for: 127.0.0.1\n")
         .contains("forwarded: for=127.0.0.1;proto=http\n")
         .contains("x-forwarded-host: 127.0.0.1:" + h.gateway.port() + "\n")
         .contains("x-forwarded-proto: http\n").contains("x-real-ip: 127.0.0.1\n")
         .doesNotContain("203.0.113.9").doesNotContain("evil.example").doesNotContain("x-forwarded-port")
+        .doesNotContain("true-client-ip").doesNotContain("cf-connecting-ip")
         .doesNotContain("https");
   }
 

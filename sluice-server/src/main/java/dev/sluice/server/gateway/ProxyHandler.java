@@ -176,7 +176,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   }
 
   private void connect() {
-    Channel idle = pool.take(client.eventLoop(), this);
+    Channel idle = pool.take(client.eventLoop(), this, true);
     if (idle != null) {
       up = idle;
       Object m;
@@ -187,7 +187,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     }
     connecting = true;
     ReadGate.pause(client, ReadGate.UPSTREAM);
-    pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
+    pool.connect(client.eventLoop(), snap, this, true).addListener((ChannelFutureListener) done -> {
       connecting = false;
       if (!client.isActive()) {
         done.channel().close();

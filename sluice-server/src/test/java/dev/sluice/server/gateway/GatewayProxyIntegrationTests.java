@@ -128,6 +128,37 @@ class GatewayProxyIntegrationTests {
     assertThat(second).isNotEqualTo(first);
   }
 
+  /**
+   * One pool for both owners: an upstream connection an HTTP/1.1 client left serves the next
+   * HTTP/2 stream on its loop, and the reverse (each owner sees its own kind: bytes for the relay,
+   * HTTP objects for the stream).
+   */
+  @Test
+  void upstreamConnections_serveHttp1AndHttp2Clients_fromOnePool() throws Exception {
+    try (RecordingUpstream up = new RecordingUpstream()) {
+      h = new Fixtures.Harness(Fixtures.config(Fixtures.seed000()), up.uri());
+      // Two I/O threads take new connections in turn: pairs land on both loops.
+      for (boolean h2 : new boolean[] {false, false, true, true, false, false}) {
+        if (h2) {
+          try (java.net.Socket s = new java.net.Socket("127.0.0.1", h.gateway.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(new H2Frames().preface().headers(1, true, ":method", "GET",
+                ":path", "/h2", ":scheme", "http", ":authority", "x").take());
+            assertThat(H2Frames.answer(s.getInputStream(), 1)).isEqualTo("200");
+          }
+        } else {
+          try (RawHttp c = new RawHttp(h.gateway.port())) {
+            c.send("GET /h1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            assertThat(RawHttp.status(c.readResponse())).isEqualTo(200);
+          }
+        }
+      }
+      assertThat(up.lines()).containsExactly("GET /h1 HTTP/1.1", "GET /h1 HTTP/1.1",
+          "GET /h2 HTTP/1.1", "GET /h2 HTTP/1.1", "GET /h1 HTTP/1.1", "GET /h1 HTTP/1.1");
+      assertThat(up.accepted.get()).as("upstream connections, one per loop").isEqualTo(2);
+    }
+  }
+
   @Test
   void forwardedNode_quotesAndBracketsIpv6() {
     assertThat(Forwarding.node("2001:db8::1")).isEqualTo("\"[2001:db8::1]\"");

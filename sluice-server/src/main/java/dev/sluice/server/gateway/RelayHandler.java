@@ -771,7 +771,6 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       outcome.cancel();
     }
     up.release();
-    answers.release();
     ReferenceCountUtil.release(held);
     held = null;
     ReferenceCountUtil.release(heldData);

@@ -44,13 +44,13 @@ public final class LimitHeaders {
     Shape shape = shape(d);
     if (legacy) {
       out.set(X_LIMIT, shape.limit);
-      out.set(X_REMAINING, Long.toString(remaining));
-      out.set(X_RESET, Long.toString(reset));
+      out.set(X_REMAINING, "", remaining);
+      out.set(X_RESET, "", reset);
     }
     if (ietf) {
       out.set(POLICY, shape.policy);
-      out.set(RATELIMIT, shape.name + ";r=" + remaining + ";t="
-          + (d.allowed() ? reset : d.retryAfterSeconds()));
+      out.set(RATELIMIT, shape.remainingPrefix, remaining, ";t=",
+          d.allowed() ? reset : d.retryAfterSeconds());
     }
   }
 
@@ -62,14 +62,14 @@ public final class LimitHeaders {
       return s;
     }
     String name = sfString(policyName(d));
-    s = new Shape(d.rule(), d.limitName(), d.limit(), window, Long.toString(d.limit()), name,
-        name + ";q=" + d.limit() + ";w=" + window);
+    s = new Shape(d.rule(), d.limitName(), d.limit(), window, Long.toString(d.limit()),
+        name + ";r=", name + ";q=" + d.limit() + ";w=" + window);
     last = s;
     return s;
   }
 
   private record Shape(String rule, String limitName, long limitValue, long window, String limit,
-      String name, String policy) {}
+      String remainingPrefix, String policy) {}
 
   /** {@code rule}, or {@code rule/limit} when a rule's limits have names of their own. */
   static String policyName(Decision d) {

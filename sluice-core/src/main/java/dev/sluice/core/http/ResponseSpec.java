@@ -136,7 +136,7 @@ public final class ResponseSpec {
    * {@code Cache-Control: no-store} and, for a limit's refusal, the limit headers.
    */
   public void refusalHeaders(Decision d, Headers out) {
-    out.set("Retry-After", Long.toString(d.retryAfterSeconds()));
+    out.set("Retry-After", "", d.retryAfterSeconds());
     out.set("Cache-Control", "no-store");
     if (!d.degraded()) {
       limitHeaders(d, out);

@@ -23,6 +23,16 @@ final class FieldWriter implements Headers {
     out.put(encoded(name)).put(value).crlf();
   }
 
+  @Override
+  public void set(String name, String text, long number) {
+    out.put(encoded(name)).put(text).putDecimal(number).crlf();
+  }
+
+  @Override
+  public void set(String name, String a, long m, String b, long n) {
+    out.put(encoded(name)).put(a).putDecimal(m).put(b).putDecimal(n).crlf();
+  }
+
   private byte[] encoded(String name) {
     for (int i = 0; i < names.length; i++) {
       if (names[i] == name) {

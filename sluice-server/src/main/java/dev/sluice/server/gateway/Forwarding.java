@@ -53,11 +53,13 @@ final class Forwarding {
 
   private Forwarding() {}
 
-  /** The client's side of the rewriting: who the peer is, and whether it is a trusted proxy. */
-  record Peer(String ip, boolean trusted, String proto) {
-    /** Its RFC 7239 {@code for} and {@code proto} element. */
-    String forwardedElement() {
-      return "for=" + node(ip) + ";proto=" + proto;
+  /**
+   * The client's side of the rewriting: who the peer is, whether it is a trusted proxy, and its
+   * RFC 7239 {@code for} and {@code proto} element (made once per connection).
+   */
+  record Peer(String ip, boolean trusted, String proto, String forwardedElement) {
+    Peer(String ip, boolean trusted, String proto) {
+      this(ip, trusted, proto, ip == null ? null : "for=" + node(ip) + ";proto=" + proto);
     }
   }
 

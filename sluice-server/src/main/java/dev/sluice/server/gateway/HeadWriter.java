@@ -48,8 +48,11 @@ final class HeadWriter {
     return put(name).put(": ").put(value).crlf();
   }
 
-  /** Writes {@code v} (at least 0) in decimal. */
+  /** Writes {@code v} in decimal. */
   HeadWriter putDecimal(long v) {
+    if (v < 0) {
+      return put(Long.toString(v));
+    }
     int digits = 1;
     for (long x = v; x >= 10; x /= 10) {
       digits++;

@@ -265,9 +265,17 @@ final class RelayUpstream implements UpstreamPool.Owner {
     }
     if (body > 0) {
       bodyBytes += body;
-      ctx.write(buf.retainedSlice(buf.readerIndex(), body), ctx.voidPromise());
+      if (body == n) {
+        // The usual case: all of it is body, and the buffer itself goes on (no slice object).
+        ctx.write(buf, ctx.voidPromise());
+        buf = null;
+      } else {
+        ctx.write(buf.retainedSlice(buf.readerIndex(), body), ctx.voidPromise());
+      }
     }
-    buf.release();
+    if (buf != null) {
+      buf.release();
+    }
     boolean done = response.bodyDone();
     if (done) {
       // Done, or sent more than its response, or answered before the request was sent: the

@@ -17,6 +17,12 @@ public final class Check {
   private static final Check EXEMPT = new Check(List.of(), Identity.empty(), 1, null, true);
   private static final Check ALLOWLISTED =
       new Check(List.of(), Identity.empty(), 1, null, true, true);
+  private static final Check DENIED = new Check(List.of(), Identity.empty(), 1, null, true,
+      false);
+
+  static {
+    DENIED.denied = true;
+  }
 
   private final List<Rule> rules;
   private final Identity identity;
@@ -24,6 +30,15 @@ public final class Check {
   private final String route;
   private final boolean exempt;
   private final boolean allowlisted;
+  /** On the policy's deny list: answered 403, never forwarded. */
+  private boolean denied;
+  /** Rules read now and counted on the response's status ({@link Rule#countStatus()}). */
+  private List<Rule> counted = List.of();
+  /** Concurrency rules: a lease each, held until the response ends. */
+  private List<Rule> leases = List.of();
+  private HumanCheck humanCheck;
+  /** The client's address for a human check's verifier, or null. */
+  private String remoteIp;
 
   private Check(List<Rule> rules, Identity identity, long cost, String route, boolean exempt) {
     this(rules, identity, cost, route, exempt, false);
@@ -39,13 +54,40 @@ public final class Check {
     this.allowlisted = allowlisted;
   }
 
-  /** A check of {@code rules} made outside a policy's routes (a method-level limit). */
+  /**
+   * A check of {@code rules} made outside a policy's routes (a method-level limit).
+   *
+   * @throws IllegalArgumentException for a rule counted on responses or a concurrency rule:
+   *     only a route, whose adapter sees the response, can apply one
+   */
   public static Check of(List<Rule> rules, Identity identity, long cost) {
+    for (Rule rule : rules) {
+      if (!rule.countedOnRequest()) {
+        throw dev.sluice.core.internal.Checks.invalid("rule", "'" + rule.name() + "'",
+            "a rule counted when its request is decided (not countStatus, a cooldown or a "
+                + "concurrency cap, which only routes apply)");
+      }
+    }
     return new Check(List.copyOf(rules), identity, cost, null, false);
   }
 
   static Check of(List<Rule> rules, Identity identity, long cost, String route) {
     return new Check(rules, identity, cost, route, false);
+  }
+
+  /** A route's check with the escalation parts besides its rules. */
+  static Check of(Policy.Selection s, Identity identity, long cost, String route,
+      String remoteIp) {
+    Check c = new Check(s.rules(), identity, cost, route, false);
+    c.counted = s.counted();
+    c.leases = s.leases();
+    c.humanCheck = s.humanCheck();
+    c.remoteIp = remoteIp;
+    return c;
+  }
+
+  static Check deniedCheck() {
+    return DENIED;
   }
 
   static Check exemptCheck() {
@@ -56,8 +98,39 @@ public final class Check {
     return ALLOWLISTED;
   }
 
+  /** The rules the store decides now, as one atomic step. */
   public List<Rule> rules() {
     return rules;
+  }
+
+  /** Rules read now and counted on the response ({@link Rule#countStatus()}, cooldowns). */
+  public List<Rule> counted() {
+    return counted;
+  }
+
+  /** Concurrency rules, each holding a lease while the request is in flight. */
+  public List<Rule> leases() {
+    return leases;
+  }
+
+  /** The human check the request must pass, or null. */
+  public HumanCheck humanCheck() {
+    return humanCheck;
+  }
+
+  /** The resolved client address sent to a human check's verifier, or null. */
+  public String remoteIp() {
+    return remoteIp;
+  }
+
+  /** True when the client is on the policy's {@code deny} list. */
+  public boolean denied() {
+    return denied;
+  }
+
+  /** True when nothing besides {@link #rules()} applies: the plain, fast path. */
+  boolean plain() {
+    return counted.isEmpty() && leases.isEmpty() && humanCheck == null;
   }
 
   public Identity identity() {
@@ -96,7 +169,7 @@ public final class Check {
 
   @Override
   public String toString() {
-    return allowlisted ? "Check{allowlisted}" : exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
+    return denied ? "Check{denied}" : allowlisted ? "Check{allowlisted}" : exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
         + ", identity=" + identity + ", cost=" + cost + "}";
   }
 }

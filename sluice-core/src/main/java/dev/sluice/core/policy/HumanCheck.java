@@ -116,6 +116,7 @@ public final class HumanCheck {
   private final Provider provider;
   private final URI verifyUrl;
   private final String secret;
+  private final String secretSource;
   private final TokenFrom from;
   private final String field;
   private final String hostname;
@@ -135,6 +136,7 @@ public final class HumanCheck {
     this.provider = b.provider;
     this.verifyUrl = b.verifyUrl != null ? b.verifyUrl : b.provider.verifyUrl();
     this.secret = b.secret;
+    this.secretSource = b.secretSource;
     this.from = b.from;
     this.field = b.field != null ? b.field : b.provider.field();
     this.hostname = b.hostname;
@@ -175,6 +177,11 @@ public final class HumanCheck {
   /** The site's secret, sent to the verifier; never logged. */
   public String secret() {
     return secret;
+  }
+
+  /** Where the secret came from (a file's path), shown in its place; null when not said. */
+  public String secretSource() {
+    return secretSource;
   }
 
   public TokenFrom from() {
@@ -412,6 +419,7 @@ public final class HumanCheck {
     private final Provider provider;
     private URI verifyUrl;
     private String secret;
+    private String secretSource;
     private TokenFrom from = TokenFrom.FORM;
     private String field;
     private String hostname;
@@ -447,6 +455,12 @@ public final class HumanCheck {
             "1..1024 printable ASCII characters (the site's secret key)");
       }
       this.secret = secret;
+      return this;
+    }
+
+    /** Where the secret came from (a file's path), shown instead of it. */
+    public Builder secretSource(String source) {
+      this.secretSource = source;
       return this;
     }
 

@@ -146,7 +146,7 @@ public final class Admission {
     if (check != null && check.denied()) {
       listener.denied(kind);
       Outcome o = new Outcome(this, kind, check, null, Action.DENY);
-      o.denial = DENY_LIST;
+      o.esc().denial = DENY_LIST;
       return o;
     }
     if (check == null || check.exempt() || check.rules().isEmpty() && check.plain()) {
@@ -474,9 +474,17 @@ public final class Admission {
     }
   }
 
+  /** An outcome's escalation state: see {@link Outcome}. */
+  private static final class Escalated {
+    String denial;
+    /** Concurrency leases held: rule, key and id, three entries each. */
+    ArrayList<Object> leases;
+    boolean responded;
+  }
+
   private static Outcome deny(Outcome o, String why) {
     o.release();
-    o.denial = why;
+    o.esc().denial = why;
     o.action = Action.DENY;
     return o;
   }
@@ -612,11 +620,11 @@ public final class Admission {
     private String slot;
     private long budgetNanos;
     private long delayNanos;
-    /** Why a DENY outcome denies. */
-    private String denial;
-    /** Concurrency leases held: rule, key and id, three entries each. */
-    private ArrayList<Object> leases;
-    private boolean responded;
+    /**
+     * The escalation state (a denial's reason, leases held, whether the response was counted);
+     * null until needed, so a plain request's outcome is no larger than it was.
+     */
+    private Escalated esc;
 
     private Outcome(Admission admission, String kind, Check check, Decision decision,
         Action action) {
@@ -635,20 +643,27 @@ public final class Admission {
       Outcome o = new Outcome(admission, kind, check, decision, next);
       o.slot = slot;
       o.budgetNanos = budgetNanos;
-      o.leases = leases;
-      o.denial = denial;
+      o.esc = esc;
       slot = null;
-      leases = null;
+      esc = null;
       return o;
     }
 
-    private synchronized void hold(Rule rule, String key, long id) {
-      if (leases == null) {
-        leases = new ArrayList<>(3);
+    private Escalated esc() {
+      if (esc == null) {
+        esc = new Escalated();
       }
-      leases.add(rule);
-      leases.add(key);
-      leases.add(id);
+      return esc;
+    }
+
+    private synchronized void hold(Rule rule, String key, long id) {
+      Escalated e = esc();
+      if (e.leases == null) {
+        e.leases = new ArrayList<>(3);
+      }
+      e.leases.add(rule);
+      e.leases.add(key);
+      e.leases.add(id);
     }
 
     public Action action() {
@@ -747,7 +762,7 @@ public final class Admission {
 
     /** Why a {@link Action#DENY} outcome denies: {@link #DENY_LIST}, or the human check's. */
     public String denial() {
-      return denial;
+      return esc == null ? null : esc.denial;
     }
 
     /** The human check a {@link Action#VERIFY} outcome waits for, or null. */
@@ -770,8 +785,10 @@ public final class Admission {
     public void responded(int status) {
       boolean first;
       synchronized (this) {
-        first = !responded && check != null && !check.counted().isEmpty();
-        responded = true;
+        first = check != null && !check.counted().isEmpty() && !esc().responded;
+        if (first) {
+          esc.responded = true;
+        }
       }
       if (first) {
         admission.count(this, status);
@@ -795,10 +812,12 @@ public final class Admission {
     }
 
     private void release() {
-      ArrayList<Object> held;
+      ArrayList<Object> held = null;
       synchronized (this) {
-        held = leases;
-        leases = null;
+        if (esc != null) {
+          held = esc.leases;
+          esc.leases = null;
+        }
       }
       releaseDelay();
       if (held != null) {

@@ -20,25 +20,21 @@ public final class Check {
   private static final Check DENIED = new Check(List.of(), Identity.empty(), 1, null, true,
       false);
 
-  static {
-    DENIED.denied = true;
-  }
-
   private final List<Rule> rules;
   private final Identity identity;
   private final long cost;
   private final String route;
   private final boolean exempt;
   private final boolean allowlisted;
-  /** On the policy's deny list: answered 403, never forwarded. */
-  private boolean denied;
-  /** Rules read now and counted on the response's status ({@link Rule#countStatus()}). */
-  private List<Rule> counted = List.of();
-  /** Concurrency rules: a lease each, held until the response ends. */
-  private List<Rule> leases = List.of();
-  private HumanCheck humanCheck;
-  /** The client's address for a human check's verifier, or null. */
-  private String remoteIp;
+  /**
+   * What the route selects besides {@link #rules}: counted rules, leases, a human check (and the
+   * client's address for its verifier); null for a plain check. One field, so a plain check
+   * costs no more than it did (the relay's refusal is measured in bytes).
+   */
+  private Extras extras;
+
+  /** A route's escalation parts; shared per route, except where a human check needs the address. */
+  record Extras(Policy.Selection selection, String remoteIp) {}
 
   private Check(List<Rule> rules, Identity identity, long cost, String route, boolean exempt) {
     this(rules, identity, cost, route, exempt, false);
@@ -79,10 +75,7 @@ public final class Check {
   static Check of(Policy.Selection s, Identity identity, long cost, String route,
       String remoteIp) {
     Check c = new Check(s.rules(), identity, cost, route, false);
-    c.counted = s.counted();
-    c.leases = s.leases();
-    c.humanCheck = s.humanCheck();
-    c.remoteIp = remoteIp;
+    c.extras = remoteIp == null ? s.extras() : new Extras(s, remoteIp);
     return c;
   }
 
@@ -105,32 +98,32 @@ public final class Check {
 
   /** Rules read now and counted on the response ({@link Rule#countStatus()}, cooldowns). */
   public List<Rule> counted() {
-    return counted;
+    return extras == null ? List.of() : extras.selection().counted();
   }
 
   /** Concurrency rules, each holding a lease while the request is in flight. */
   public List<Rule> leases() {
-    return leases;
+    return extras == null ? List.of() : extras.selection().leases();
   }
 
   /** The human check the request must pass, or null. */
   public HumanCheck humanCheck() {
-    return humanCheck;
+    return extras == null ? null : extras.selection().humanCheck();
   }
 
   /** The resolved client address sent to a human check's verifier, or null. */
   public String remoteIp() {
-    return remoteIp;
+    return extras == null ? null : extras.remoteIp();
   }
 
   /** True when the client is on the policy's {@code deny} list. */
   public boolean denied() {
-    return denied;
+    return this == DENIED;
   }
 
   /** True when nothing besides {@link #rules()} applies: the plain, fast path. */
   boolean plain() {
-    return counted.isEmpty() && leases.isEmpty() && humanCheck == null;
+    return extras == null;
   }
 
   public Identity identity() {
@@ -169,7 +162,7 @@ public final class Check {
 
   @Override
   public String toString() {
-    return denied ? "Check{denied}" : allowlisted ? "Check{allowlisted}" : exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
+    return this == DENIED ? "Check{denied}" : allowlisted ? "Check{allowlisted}" : exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
         + ", identity=" + identity + ", cost=" + cost + "}";
   }
 }

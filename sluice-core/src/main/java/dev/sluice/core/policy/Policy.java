@@ -57,7 +57,12 @@ public final class Policy {
    * {@code all} every rule whose key dimensions the identity needs.
    */
   record Selection(List<Rule> rules, List<Rule> counted, List<Rule> leases,
-      HumanCheck humanCheck, List<Rule> all, boolean plain) {
+      HumanCheck humanCheck, List<Rule> all, boolean plain, Check.Extras extras) {
+
+    Selection(List<Rule> rules, List<Rule> counted, List<Rule> leases, HumanCheck humanCheck,
+        List<Rule> all, boolean plain) {
+      this(rules, counted, leases, humanCheck, all, plain, null);
+    }
 
     static Selection of(List<Rule> selected, HumanCheck humanCheck) {
       List<Rule> rules = new ArrayList<>();
@@ -77,8 +82,10 @@ public final class Policy {
         all.add(humanCheck.limit());
       }
       boolean plain = counted.isEmpty() && leases.isEmpty() && humanCheck == null;
-      return new Selection(plain ? List.copyOf(selected) : List.copyOf(rules),
+      Selection s = new Selection(plain ? List.copyOf(selected) : List.copyOf(rules),
           List.copyOf(counted), List.copyOf(leases), humanCheck, List.copyOf(all), plain);
+      return plain ? s : new Selection(s.rules(), s.counted(), s.leases(), humanCheck, s.all(),
+          false, new Check.Extras(s, null));
     }
   }
 

@@ -1,10 +1,10 @@
 package dev.sluice.policy;
 
+import dev.sluice.core.Circuit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Route;
 import dev.sluice.moderation.Surface;
 import dev.sluice.moderation.SurfaceRules;
-import dev.sluice.redis.RedisStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -164,6 +164,9 @@ public final class EffectivePolicy {
     m.put("headers", t.headers());
     m.put("ipv6Prefix", t.ipv6Prefix());
     m.put("unknownBucket", t.unknownBucket());
+    if (!t.clientHeaders().equals(TrustSettings.DEFAULT_CLIENT_HEADERS)) {
+      m.put("clientHeaders", t.clientHeaders());
+    }
     return m;
   }
 
@@ -407,7 +410,7 @@ public final class EffectivePolicy {
     m.put("deadline", Durations.format(s.deadline()));
     m.put("localFallback", s.localFallback());
     m.put("startupWait", Durations.format(s.startupWait()));
-    RedisStore.Circuit c = s.circuit();
+    Circuit c = s.circuit();
     Map<String, Object> circuit = new LinkedHashMap<>();
     circuit.put("failureRate", c.failureRate());
     circuit.put("slowCallRate", c.slowCallRate());

@@ -1,7 +1,7 @@
 package dev.sluice.policy;
 
+import dev.sluice.core.Circuit;
 import dev.sluice.core.InvalidValueException;
-import dev.sluice.redis.RedisStore;
 import dev.sluice.policy.Values.Parser;
 import java.time.Duration;
 import java.util.List;
@@ -13,7 +13,7 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
 /**
  * The {@code store:} section: where counters live, the circuit in front of Redis and how long
  * {@code sluice serve} waits for it at start. The circuit's defaults and ranges are the Redis
- * store's own ({@link RedisStore.Circuit}): each value is parsed here and handed to its setter,
+ * store's own ({@link Circuit}): each value is parsed here and handed to its setter,
  * whose {@link InvalidValueException} becomes an error at the value's file and line.
  */
 final class StoreSection {
@@ -68,12 +68,12 @@ final class StoreSection {
         d.localFallback());
     Duration startupWait = o.get("startupWait", "a duration in 0s..5m, like 10s",
         Values.within(Duration.ZERO, Duration.ofMinutes(5)), d.startupWait());
-    RedisStore.Circuit circuit = circuit(walk, o, d.circuit());
+    Circuit circuit = circuit(walk, o, d.circuit());
 
     return new StoreSettings(uri, maxKeys, prefix, deadline, fallback, circuit, startupWait);
   }
 
-  private static RedisStore.Circuit circuit(Walk walk, Mapping store, RedisStore.Circuit d) {
+  private static Circuit circuit(Walk walk, Mapping store, Circuit d) {
     Node n = store.node("circuit");
     if (n == null) {
       return d;
@@ -83,7 +83,7 @@ final class StoreSection {
     if (c == null) {
       return d;
     }
-    RedisStore.Circuit.Builder b = d.toBuilder();
+    Circuit.Builder b = d.toBuilder();
     set(walk, c, "failureRate", "a percentage like 50", PERCENT, b::failureRate);
     set(walk, c, "slowCallRate", "a percentage like 100", PERCENT, b::slowCallRate);
     set(walk, c, "slowCall", "deadline, or a duration like 30ms", DEADLINE_OR_DURATION,

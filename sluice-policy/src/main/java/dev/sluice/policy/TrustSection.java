@@ -12,7 +12,7 @@ import java.util.List;
 final class TrustSection {
 
   static final List<String> KEYS =
-      List.of("hops", "proxies", "headers", "ipv6Prefix", "unknownBucket");
+      List.of("hops", "proxies", "headers", "ipv6Prefix", "unknownBucket", "clientHeaders");
   private static final List<String> HEADER_NAMES =
       List.of("forwarded", "x-forwarded-for", "x-real-ip");
 
@@ -57,6 +57,14 @@ final class TrustSection {
       resolver.trustedHops(hops).trustedProxies(proxies);
     }
     policy.clientAddress(resolver.build());
-    return new TrustSettings(hops, List.copyOf(proxies), List.copyOf(headers), prefix, unknown);
+    List<String> clientHeaders = t.list("clientHeaders", "header names like True-Client-IP",
+        text -> {
+          if (!text.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}")) {
+            throw new IllegalArgumentException("header names like True-Client-IP");
+          }
+          return text.toLowerCase(java.util.Locale.ROOT);
+        }, d.clientHeaders());
+    return new TrustSettings(hops, List.copyOf(proxies), List.copyOf(headers), prefix, unknown,
+        List.copyOf(clientHeaders));
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.policy;
 
+import dev.sluice.core.Circuit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,7 +8,6 @@ import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.Rule;
-import dev.sluice.redis.RedisStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -132,6 +132,18 @@ class PolicyLoaderTest {
   void trustedProxies_fromEnv_commaSeparated() throws Exception {
     LoadedPolicy p = PolicyLoader.loadDefault(Map.of("TRUSTED_PROXIES", "10.0.0.0/8, 192.168.1.7"));
     assertThat(p.config().trust().proxies()).containsExactly("10.0.0.0/8", "192.168.1.7");
+  }
+
+  @Test
+  void clientHeaders_defaultToTheCdnNames_andAreReadInLowerCase() throws Exception {
+    assertThat(parse(MINIMAL, Map.of()).config().trust().clientHeaders())
+        .contains("true-client-ip", "cf-connecting-ip");
+    assertThat(parse(MINIMAL + "trust:\n  clientHeaders: [X-Client-Id]\n", Map.of()).config()
+        .trust().clientHeaders()).containsExactly("x-client-id");
+    assertThat(parse(MINIMAL + "trust:\n  clientHeaders: []\n", Map.of()).config().trust()
+        .clientHeaders()).isEmpty();
+    assertThat(errors(MINIMAL + "trust:\n  clientHeaders: [\"a b\"]\n")).containsExactly(
+        "p.yaml:13: trust.clientHeaders[0] : \"a b\" (expected: header names like True-Client-IP)");
   }
 
   @Test
@@ -449,7 +461,7 @@ class PolicyLoaderTest {
     assertThat(c.policy().routes().get(0).cost()).isEqualTo(2);
     assertThat(c.policy().routes().get(0).websocket()).isFalse();
     assertThat(c.trust()).isEqualTo(new TrustSettings(2, List.of(), List.of("forwarded"), 56,
-        "unknown"));
+        "unknown", TrustSettings.DEFAULT_CLIENT_HEADERS));
     assertThat(c.response()).isEqualTo(new ResponseSettings(false, true, null));
     assertThat(c.cors().allowOrigins()).containsExactly("https://app.example.com");
     assertThat(c.cors().maxAge()).isEqualTo(Duration.ofMinutes(10));
@@ -463,7 +475,7 @@ class PolicyLoaderTest {
     assertThat(c.gateway().idleTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.gateway().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.store()).isEqualTo(new StoreSettings("redis://127.0.0.1:6379", 1_000_000, "app:",
-        Duration.ofMillis(20), true, RedisStore.Circuit.builder().failureRate(60)
+        Duration.ofMillis(20), true, Circuit.builder().failureRate(60)
             .window(Duration.ofSeconds(5)).minimumCalls(20).open(Duration.ofMillis(250))
             .slowCall(Duration.ofMillis(30)).slowCallRate(80).halfOpenCalls(5).build(),
         Duration.ofSeconds(30)));

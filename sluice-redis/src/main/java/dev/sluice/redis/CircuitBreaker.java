@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import dev.sluice.core.Circuit;
 import dev.sluice.core.Ticker;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,7 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
  * judged only once it has seen a full window of traffic, so the first burst of a cold client
  * (or of a freshly closed circuit) is never a verdict, and never below 100 calls.
  *
- * <p>With the defaults ({@link RedisStore.Circuit}): it opens when half of the last 2 s of calls
+ * <p>With the defaults ({@link Circuit}): it opens when half of the last 2 s of calls
  * (at least 100) failed. A killed Redis refuses connections, so calls fail at once and soon
  * outnumber the window's successes: measured, it opened 0.8 s after the kill. A SIGSTOPped one
  * times every call out at the 50 ms deadline, so 16 callers fail 320 calls a second while the
@@ -58,7 +59,7 @@ final class CircuitBreaker {
   private static final long FAILED = 1L << 22;
   private static final long SLOW = 1L << 43;
 
-  private final RedisStore.Circuit config;
+  private final Circuit config;
   private final long slowNanos;
   private final long openNanos;
   private final long bucketNanos;
@@ -95,7 +96,7 @@ final class CircuitBreaker {
     }
   }
 
-  CircuitBreaker(RedisStore.Circuit config, long deadlineNanos, Ticker ticker,
+  CircuitBreaker(Circuit config, long deadlineNanos, Ticker ticker,
       Transitions transitions) {
     this.config = config;
     this.slowNanos = config.slowCall() == null ? deadlineNanos : config.slowCall().toNanos();

@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import dev.sluice.core.Circuit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -24,13 +25,13 @@ class CircuitBreakerTest {
   private static final long MS = 1_000_000;
   private static final long DEADLINE = 50 * MS;
   /** The default window, in ms: 2 s, in ten buckets of 200 ms. */
-  private static final int WINDOW = (int) RedisStore.Circuit.defaults().window().toMillis();
+  private static final int WINDOW = (int) Circuit.defaults().window().toMillis();
 
   private final AtomicLong now = new AtomicLong(Long.MAX_VALUE - 300 * MS);
   private final List<String> moves = new ArrayList<>();
-  private CircuitBreaker breaker = breaker(RedisStore.Circuit.defaults());
+  private CircuitBreaker breaker = breaker(Circuit.defaults());
 
-  private CircuitBreaker breaker(RedisStore.Circuit c) {
+  private CircuitBreaker breaker(Circuit c) {
     return new CircuitBreaker(c, DEADLINE, now::get, (from, to, why) -> moves.add(from + ">" + to));
   }
 
@@ -118,7 +119,7 @@ class CircuitBreakerTest {
   @ValueSource(longs = {Long.MAX_VALUE - 300 * MS, -5 * MS, 0})
   void deadRedis_opensOnceHalfTheWindowFailed(long start) {
     now.set(start);
-    breaker = breaker(RedisStore.Circuit.defaults());
+    breaker = breaker(Circuit.defaults());
     calls(2000, "ok");
     // One call a ms: at the 1000th failure (t = 3000 ms) the window (buckets from 1200 ms on)
     // holds 801 successes and 1000 failures; one failure earlier, 1001 and 999.
@@ -155,7 +156,7 @@ class CircuitBreakerTest {
 
   @Test
   void slowCall_belowTheDeadline_withItsOwnRate() {
-    breaker = breaker(RedisStore.Circuit.builder().slowCall(Duration.ofMillis(1))
+    breaker = breaker(Circuit.builder().slowCall(Duration.ofMillis(1))
         .slowCallRate(50).minimumCalls(20).build());
     calls(20, "ok");
     assertThat(moves).as("not judged in its first window").isEmpty();
@@ -238,7 +239,7 @@ class CircuitBreakerTest {
   /** Many threads adding to one bucket: no outcome is lost. */
   @Test
   void concurrentOutcomes_areAllCounted() throws Exception {
-    breaker = breaker(RedisStore.Circuit.builder().minimumCalls(1_000_000).build());
+    breaker = breaker(Circuit.builder().minimumCalls(1_000_000).build());
     AtomicLong failures = new AtomicLong();
     AtomicLong slows = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
@@ -267,13 +268,13 @@ class CircuitBreakerTest {
 
   @Test
   void circuitSpec_rejectsBadValues_namingFieldValueAndRule() {
-    assertThatThrownBy(() -> RedisStore.Circuit.builder().failureRate(0))
+    assertThatThrownBy(() -> Circuit.builder().failureRate(0))
         .isInstanceOf(InvalidValueException.class)
         .hasMessage("failureRate : 0 (expected: 1..100)");
-    assertThatThrownBy(() -> RedisStore.Circuit.builder().window(Duration.ofMillis(50)))
+    assertThatThrownBy(() -> Circuit.builder().window(Duration.ofMillis(50)))
         .isInstanceOf(InvalidValueException.class)
         .hasMessage("window : PT0.05S (expected: 100ms..1m)");
-    assertThatThrownBy(() -> RedisStore.Circuit.builder().open(Duration.ZERO))
+    assertThatThrownBy(() -> Circuit.builder().open(Duration.ZERO))
         .hasMessage("open : PT0S (expected: 1ms..1m)");
   }
 }

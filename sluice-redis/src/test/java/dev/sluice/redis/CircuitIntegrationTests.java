@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import dev.sluice.core.Circuit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Identity;
@@ -40,7 +41,7 @@ class CircuitIntegrationTests {
       .limit(Limit.tokenBucket("b", 1_000_000, 1_000_000, Duration.ofSeconds(1)))
       .onStoreError(OnStoreError.DENY).build();
 
-  private static final long WINDOW_MS = RedisStore.Circuit.defaults().window().toMillis();
+  private static final long WINDOW_MS = Circuit.defaults().window().toMillis();
 
   private final Heard heard = new Heard();
 
@@ -61,9 +62,9 @@ class CircuitIntegrationTests {
     int threads = Integer.getInteger("sluice.load.threads", 128);
     long seconds = Long.getLong("sluice.load.seconds", 5);
     // -Dsluice.load.judge=false: the breaker counts but never opens (to measure the noise)
-    RedisStore.Circuit circuit = Boolean.parseBoolean(System.getProperty("sluice.load.judge",
-        "true")) ? RedisStore.Circuit.defaults()
-        : RedisStore.Circuit.builder().minimumCalls(1_000_000).build();
+    Circuit circuit = Boolean.parseBoolean(System.getProperty("sluice.load.judge",
+        "true")) ? Circuit.defaults()
+        : Circuit.builder().minimumCalls(1_000_000).build();
     try (RedisProcess redis = RedisProcess.start();
         LettuceStore store = (LettuceStore) RedisStore.builder().uri(redis.uri())
             .keyPrefix(Stores.uniquePrefix("load")).circuitBreaker(circuit).listener(heard)

@@ -197,6 +197,7 @@ public final class SluiceServer implements AutoCloseable {
       CheckApi checkApi = checkPlace.equals(RlsSettings.CHECK_API_OFF) ? null
           : CheckApi.create(config, limiter, metrics.registry());
       DecisionApi onGateway = null;
+      String checkServed = "off";
       if (checkApi != null) {
         String served;
         InetSocketAddress checkAt = null;
@@ -230,6 +231,8 @@ public final class SluiceServer implements AutoCloseable {
             served = "http://" + host(at) + ":" + check.port() + CheckApi.PATH;
           }
         }
+        checkServed = checkAt != null ? "http://" + host(checkAt) + ":" + check.port()
+            : checkPlace;
         RlsSettings.Bucket b = installed.config().rls().checkApiLimit();
         log.info("decision API listening", "address", served, "limit", b.burst() + " at once, "
             + b.refill() + " per " + Durations.format(b.period()) + " (rls.checkApiLimit)");
@@ -297,7 +300,8 @@ public final class SluiceServer implements AutoCloseable {
           : (serverTls != null ? "https://" : "http://") + host(options.listen()) + ":"
               + gateway.port(), "admin", admin == null ? "off"
           : "http://" + host(options.admin()) + ":" + admin.port(), "rls", rls == null ? "off"
-          : host(rlsAddress) + ":" + rls.port(), "store", health.ready() ? "ready" : "not ready");
+          : host(rlsAddress) + ":" + rls.port(), "checkApi", checkServed,
+          "store", health.ready() ? "ready" : "not ready");
     } catch (Exception | Error e) {
       if (hangup != null) {
         Signals.clear(hangup);

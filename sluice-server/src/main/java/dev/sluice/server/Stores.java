@@ -51,7 +51,10 @@ final class Stores {
     if (uri.startsWith("redis://") || uri.startsWith("rediss://")
         || uri.startsWith("redis-cluster://")) {
       QUIETED.forEach(l -> Logging.quiet(l, Log.Level.ERROR));
-      return settings.redis().listener(health).eventLoops(loops).build();
+      return RedisStore.builder().uri(uri).keyPrefix(settings.keyPrefix())
+          .deadline(settings.deadline()).circuitBreaker(settings.circuit())
+          .fallback(settings.localFallback() ? settings.memory() : null)
+          .listener(health).eventLoops(loops).build();
     }
     throw new IllegalArgumentException("store : " + dev.sluice.core.Secrets.mask(uri)
         + " (expected: memory, redis://HOST:PORT, rediss://HOST:PORT or redis-cluster://H1:P1,H2:P2)");

@@ -124,7 +124,7 @@ class SluiceServerTest {
     assertThat(ready.statusCode()).isEqualTo(200);
     assertThat(ready.body()).contains("\"status\":\"ready\"").doesNotContain("listeners");
     assertThat(log()).contains("INFO  ready gateway=http://127.0.0.1:18080 admin=http://127.0.0.1:"
-        + adminPort + " rls=off store=ready");
+        + adminPort + " rls=off checkApi=off store=ready");
   }
 
   long limitOf(String rule) {

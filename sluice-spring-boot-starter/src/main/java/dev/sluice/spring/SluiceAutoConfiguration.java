@@ -4,6 +4,7 @@ import dev.sluice.core.DecisionListener;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Store;
 import dev.sluice.micrometer.SluiceMetrics;
+import dev.sluice.redis.RedisStore;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyConfig;
@@ -102,7 +103,9 @@ public class SluiceAutoConfiguration {
       return s.memory();
     }
     RedisClient app = s.uri().startsWith("redis-cluster://") ? null : clients.getIfUnique();
-    return s.redis().client(app).awaitConnected(s.startupWait()).build();
+    return RedisStore.builder().uri(s.uri()).keyPrefix(s.keyPrefix()).deadline(s.deadline())
+        .circuitBreaker(s.circuit()).fallback(s.localFallback() ? s.memory() : null)
+        .client(app).awaitConnected(s.startupWait()).build();
   }
 
   @Bean

@@ -67,7 +67,7 @@ public class RelayBenchmark {
     Snapshot.Source snapshots = new Snapshot.Source(() -> config, limiter, GatewayEvents.none());
     Upstream up = Upstream.of(URI.create("http://127.0.0.1:9"));
     channel = new EmbeddedChannel(new RelayHandler(snapshots, GatewayEvents.none(), up,
-        new UpstreamPool(up, false), null, "http", p -> { }));
+        new UpstreamPool(up), null, "http", p -> { }));
     channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
     byte[] bytes = ("GET /api/analysis/x HTTP/1.1\r\nHost: sluice.example\r\n"
         + "User-Agent: wrk\r\nAccept: */*\r\n\r\n").getBytes(StandardCharsets.US_ASCII);

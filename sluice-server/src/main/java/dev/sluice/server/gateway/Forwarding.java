@@ -28,7 +28,9 @@ import java.util.Locale;
  *       proxy they are kept, and the peer is appended to {@code X-Forwarded-For} and
  *       {@code Forwarded}, never replacing what earlier proxies wrote (seed 000: replacing the
  *       header in the last proxy would make every request look like it came from that proxy's
- *       neighbour).
+ *       neighbour). Other headers CDNs use to name the client ({@code trust.clientHeaders}:
+ *       {@code True-Client-IP}, {@code CF-Connecting-IP}...) are removed from an untrusted
+ *       peer and kept from a trusted one.
  * </ul>
  */
 final class Forwarding {
@@ -61,17 +63,20 @@ final class Forwarding {
 
   /**
    * The relay's request head as forwarded: the method, {@code target} (normalised) and version,
-   * the end-to-end fields as received, {@code Host} the upstream, and the forwarding fields as
-   * the class comment says.
+   * the end-to-end fields as received (but {@code clientHeaders}, lower-case names, from an
+   * untrusted peer), {@code Host} the upstream, and the forwarding fields as the class comment
+   * says.
    */
   static HeadWriter requestHead(RequestHead h, String target, HeadWriter w,
-      String upstreamAuthority, Peer peer) {
+      String upstreamAuthority, Peer peer, byte[][] clientHeaders) {
     h.writeMethod(w);
     w.put(" ").put(target).put(h.http10() ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
     boolean trusted = peer.trusted();
     for (int i = 0; i < h.fieldCount(); i++) {
       if (h.endToEnd(i)) {
-        h.writeField(w, i);
+        if (trusted || !h.named(i, clientHeaders)) {
+          h.writeField(w, i);
+        }
       } else if (trusted && h.forwarding(i) && h.kind(i) != XFF && h.kind(i) != FWD) {
         h.writeField(w, i);
       }
@@ -133,7 +138,8 @@ final class Forwarding {
    * Rewrites the forwarding headers of a Netty request as {@link #requestHead} does, and points
    * {@code Host} at the upstream.
    */
-  static void forward(HttpHeaders h, Peer peer, String upstreamAuthority) {
+  static void forward(HttpHeaders h, Peer peer, String upstreamAuthority,
+      List<String> clientHeaders) {
     String host = h.get(HttpHeaderNames.HOST);
     if (peer.ip() != null) {
       String xff = peer.trusted() ? joined(h, "x-forwarded-for") : null;
@@ -143,6 +149,9 @@ final class Forwarding {
       boolean keepRealIp = peer.trusted() && h.contains("x-real-ip");
       if (!peer.trusted()) {
         for (String name : FORWARDING) {
+          h.remove(name);
+        }
+        for (String name : clientHeaders) {
           h.remove(name);
         }
       }

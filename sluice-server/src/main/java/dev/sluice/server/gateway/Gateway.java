@@ -290,8 +290,7 @@ public final class Gateway implements AutoCloseable {
           target = demo.uri();
         }
         Upstream up = Upstream.of(target, upstreamCa, upstreamSni);
-        UpstreamPool objects = new UpstreamPool(up, true);
-        UpstreamPool bytes = new UpstreamPool(up, false);
+        UpstreamPool pool = new UpstreamPool(up);
         GatewayEvents ev = events;
         RateLimiter lim = limiter;
         Ticker tick = ticker;
@@ -308,7 +307,7 @@ public final class Gateway implements AutoCloseable {
               .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws, tick,
                   ev))
               .addLast("moderate", new ModerationHandler(snapshots, ev))
-              .addLast("proxy", new ProxyHandler(up, objects, snapshots, ev, proto));
+              .addLast("proxy", new ProxyHandler(up, pool, snapshots, ev, proto));
         };
         Channel server = new ServerBootstrap().group(boss, workers)
             .channel(Transport.serverChannel())
@@ -334,7 +333,7 @@ public final class Gateway implements AutoCloseable {
                   p.addLast("h2c", new Http2Pipeline.PriorKnowledge(toHttp2));
                 }
                 p.addLast("idle", new IdleTimeout(idle));
-                p.addLast("relay", new RelayHandler(snapshots, ev, up, bytes, api, proto,
+                p.addLast("relay", new RelayHandler(snapshots, ev, up, pool, api, proto,
                     ws -> {
                       ws.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                           .setMaxInitialLineLength(g.maxInitialLineBytes())

@@ -133,7 +133,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     dropRest = false;
     HttpHeaders h = request.headers();
     Forwarding.stripHopByHop(h);
-    Forwarding.forward(h, peer, upstream.authority);
+    Forwarding.forward(h, peer, upstream.authority, snap.config.trust().clientHeaders());
     HttpRequest out = new DefaultHttpRequest(HttpVersion.HTTP_1_1, request.method(),
         request.uri(), h);
     AccessRecord access = AccessRecord.of(client);
@@ -176,7 +176,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   }
 
   private void connect() {
-    Channel idle = pool.take(client.eventLoop(), this);
+    Channel idle = pool.take(client.eventLoop(), this, true);
     if (idle != null) {
       up = idle;
       Object m;
@@ -187,7 +187,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     }
     connecting = true;
     ReadGate.pause(client, ReadGate.UPSTREAM);
-    pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
+    pool.connect(client.eventLoop(), snap, this, true).addListener((ChannelFutureListener) done -> {
       connecting = false;
       if (!client.isActive()) {
         done.channel().close();

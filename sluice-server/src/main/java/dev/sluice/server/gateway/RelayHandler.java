@@ -450,7 +450,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   /** Sends the request upstream: the head, then the body ({@code body}: one gathered whole). */
   private void forward(ByteBuf body) {
     ByteBuf out = Forwarding.requestHead(head, head.target().forwardTarget(), writer.reset(),
-        upstream.authority, peer).toBuffer(ctx.alloc());
+        upstream.authority, peer, snap.clientHeaders).toBuffer(ctx.alloc());
     boolean complete = !head.hasBody() || body != null;
     state = complete ? State.RESPONSE : State.BODY;
     forwarded = true;

@@ -96,7 +96,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
       write(head, complete);
       return;
     }
-    up = pool.take(client.eventLoop(), this);
+    up = pool.take(client.eventLoop(), this, false);
     if (up != null) {
       write(head, complete);
       return;
@@ -104,7 +104,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
     unsent.add(head);
     connecting = true;
     ReadGate.pause(client, ReadGate.UPSTREAM);
-    pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
+    pool.connect(client.eventLoop(), snap, this, false).addListener((ChannelFutureListener) done -> {
       connecting = false;
       if (released) {
         releaseUnsent();

@@ -116,6 +116,13 @@ final class RequestHead implements RequestView {
   private boolean websocket;
   private int hostField;
   private RequestTarget target;
+  /** The last value of a few header names asked for by identity ({@link #repeated}). */
+  private final String[] seenNames = new String[4];
+  private final byte[][] seenBytes = new byte[4][];
+  private final String[] seenValues = new String[4];
+  private byte[] lastTargetBytes;
+  private RequestTarget lastTarget;
+  private RequestTarget.Rules lastRules;
   private String method;
   private NettyRequestView netty;
   private ClientAddressResolver resolvedBy;
@@ -138,8 +145,10 @@ final class RequestHead implements RequestView {
     this.length = length;
     method = null;
     netty = null;
-    resolvedBy = null;
-    clientAddress = null;
+    if (resolvedBy != null && resolvedBy.trustsPeer(peerAddress)) {
+      resolvedBy = null;   // read from this request's forwarding headers: resolved again
+      clientAddress = null;
+    }
     target = null;
     fields = 0;
     status = 400;
@@ -326,8 +335,7 @@ final class RequestHead implements RequestView {
     if (methodIs("CONNECT")) {
       return fail(405, "CONNECT is not served");
     }
-    String raw = new String(b, targetStart, targetEnd - targetStart, StandardCharsets.ISO_8859_1);
-    target = RequestTarget.parse(raw, paths);
+    target = target(paths);
     if (!target.ok()) {
       return fail(400, target.problem());
     }
@@ -339,6 +347,24 @@ final class RequestHead implements RequestView {
       return fail(400, "an absolute-form target whose authority is not the Host");
     }
     return true;
+  }
+
+  /**
+   * The target read by {@code paths}; the last one's when the bytes and the rules are the same (a
+   * client sends the same few targets again and again, a flood one target): nothing is made.
+   */
+  private RequestTarget target(RequestTarget.Rules paths) {
+    int n = targetEnd - targetStart;
+    if (lastTarget != null && lastRules == paths && lastTargetBytes.length == n
+        && java.util.Arrays.equals(lastTargetBytes, 0, n, b, targetStart, targetEnd)) {
+      return lastTarget;
+    }
+    String raw = new String(b, targetStart, n, StandardCharsets.ISO_8859_1);
+    RequestTarget t = RequestTarget.parse(raw, paths);
+    lastTargetBytes = java.util.Arrays.copyOfRange(b, targetStart, targetEnd);
+    lastTarget = t;
+    lastRules = paths;
+    return t;
   }
 
   /** {@code host [ ":" port ]}: a registered name, IPv4 or a bracketed IPv6; no list, no '@'. */
@@ -462,6 +488,20 @@ final class RequestHead implements RequestView {
   boolean endToEnd(int field) {
     int k = at[field * 6 + 5];
     return k == OTHER || k == CONTENT_LENGTH || k == TRANSFER_ENCODING || k == EXPECT;
+  }
+
+  /** Whether an ordinary field's name is one of {@code lowerNames} (ASCII, lower case). */
+  boolean named(int field, byte[][] lowerNames) {
+    int f = field * 6;
+    if (at[f + 5] != OTHER) {
+      return false;
+    }
+    for (byte[] name : lowerNames) {
+      if (HeadWriter.equalsLower(b, at[f], at[f + 1], name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether the field is one of the forwarding fields (X-Forwarded-*, Forwarded, X-Real-IP). */
@@ -606,10 +646,45 @@ final class RequestHead implements RequestView {
   public String header(String name) {
     for (int i = 0; i < fields; i++) {
       if (nameIs(i, name)) {
-        return value(i);
+        return repeated(name, i);
       }
     }
     return null;
+  }
+
+  /**
+   * Field {@code i}'s value, the same string as the last time {@code name} was asked for when its
+   * bytes are the same: a client sends the same {@code Accept} and {@code Origin} with every
+   * request, and a refusal reads both.
+   */
+  private String repeated(String name, int i) {
+    int slot = -1;
+    for (int k = 0; k < seenNames.length; k++) {
+      if (seenNames[k] == name) {
+        slot = k;
+        break;
+      }
+      if (seenNames[k] == null) {
+        slot = k;
+        seenNames[k] = name;
+        break;
+      }
+    }
+    int f = i * 6;
+    int vs = at[f + 2];
+    int ve = at[f + 3];
+    if (slot < 0) {
+      return value(i);
+    }
+    byte[] last = seenBytes[slot];
+    if (last != null && last.length == ve - vs
+        && java.util.Arrays.equals(last, 0, last.length, b, vs, ve)) {
+      return seenValues[slot];
+    }
+    String v = value(i);
+    seenBytes[slot] = java.util.Arrays.copyOfRange(b, vs, ve);
+    seenValues[slot] = v;
+    return v;
   }
 
   private boolean nameIs(int field, String name) {

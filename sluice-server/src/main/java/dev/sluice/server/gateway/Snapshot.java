@@ -32,6 +32,8 @@ final class Snapshot {
   final ModerationSettings moderation;
   /** Whether exchanges are written to the access log. */
   final boolean accessLog;
+  /** {@code trust.clientHeaders} as lower-case ASCII, for the relay's head. */
+  final byte[][] clientHeaders;
   /** The admission step of this policy: the relay's, and the HTTP/2 streams' through {@link #http}. */
   final Admission admission;
 
@@ -54,6 +56,8 @@ final class Snapshot {
     this.ws = webSocket(policy, w);
     this.moderation = config.moderation();
     this.accessLog = config.logging().access() != LoggingSettings.Access.OFF;
+    this.clientHeaders = config.trust().clientHeaders().stream().map(HeadWriter::ascii)
+        .toArray(byte[][]::new);
   }
 
   static Snapshot of(PolicyConfig config, RateLimiter limiter, GatewayEvents events,

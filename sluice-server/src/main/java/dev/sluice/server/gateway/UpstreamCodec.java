@@ -33,6 +33,11 @@ final class UpstreamCodec extends CombinedChannelDuplexHandler<UpstreamCodec.Dec
     return codec == null ? 0 : codec.inboundHandler().leftover();
   }
 
+  /** No byte held undecoded and no request waiting for its response: removable. */
+  boolean atRest() {
+    return inboundHandler().leftover() == 0 && inboundHandler().methods.isEmpty();
+  }
+
   static final class Decoder extends HttpResponseDecoder {
     private final ArrayDeque<HttpMethod> methods = new ArrayDeque<>(2);
 

@@ -18,16 +18,19 @@ import java.util.ArrayDeque;
 import javax.net.ssl.SSLException;
 
 /**
- * HTTP connections to the upstream. A client connection keeps the one it got while it lives;
- * when it closes, a kept-alive upstream connection goes back to an idle pool of its event loop
- * (at most {@value #MAX_IDLE} per loop), and the next client connection on that loop takes it
- * instead of connecting. Every upstream connection lives on its client's event loop, so a request
- * and its response never change threads. A pool's connections either decode HTTP (for the full
- * pipeline's {@link ProxyHandler}) or carry bytes (for the {@link RelayHandler}).
+ * HTTP connections to the upstream, one pool for the whole gateway. A client connection keeps the
+ * one it got while it lives; when it closes, a kept-alive upstream connection goes back to an idle
+ * pool of its event loop (at most {@value #MAX_IDLE} per loop), and the next client connection on
+ * that loop takes it instead of connecting. Every upstream connection lives on its client's event
+ * loop, so a request and its response never change threads. An idle connection carries bytes; the
+ * {@link RelayHandler} takes it as it is, and an HTTP/2 stream's {@link ProxyHandler} takes it with
+ * the HTTP codec ({@link UpstreamCodec}) put in front, removed again when it comes back.
  */
 final class UpstreamPool {
 
   static final int MAX_IDLE = 64;
+  /** The name of the handler that hands a connection's events to its owner. */
+  private static final String OWNER = "owner";
 
   /** What an upstream connection reports to; a pooled one has none. */
   interface Owner {
@@ -39,7 +42,6 @@ final class UpstreamPool {
   }
 
   private final Upstream upstream;
-  private final boolean http;
   private final FastThreadLocal<ArrayDeque<Channel>> idle = new FastThreadLocal<>() {
     @Override
     protected ArrayDeque<Channel> initialValue() {
@@ -47,20 +49,24 @@ final class UpstreamPool {
     }
   };
 
-  /** With {@code http}, connections decode responses into HTTP objects; else bytes arrive. */
-  UpstreamPool(Upstream upstream, boolean http) {
+  UpstreamPool(Upstream upstream) {
     this.upstream = upstream;
-    this.http = http;
   }
 
-  /** An idle connection of {@code loop} handed to {@code owner}, or null. On the loop only. */
-  Channel take(EventLoop loop, Owner owner) {
+  /**
+   * An idle connection of {@code loop} handed to {@code owner}, or null; with {@code http}, it
+   * decodes responses into HTTP objects, else bytes arrive. On the loop only.
+   */
+  Channel take(EventLoop loop, Owner owner, boolean http) {
     ArrayDeque<Channel> q = idle.get();
     Channel c;
     while ((c = q.pollLast()) != null) {
-      // Bytes that arrived while it was idle (a response's unframed excess): out of step.
-      if (c.isActive() && c.eventLoop() == loop && UpstreamCodec.leftover(c) == 0) {
-        handler(c).owner = owner;
+      if (c.isActive() && c.eventLoop() == loop) {
+        Handler h = handler(c);
+        h.owner = owner;
+        if (http) {
+          c.pipeline().addBefore(OWNER, null, new UpstreamCodec());
+        }
         return c;
       }
       c.close();
@@ -68,19 +74,26 @@ final class UpstreamPool {
     return null;
   }
 
-  /** Parks {@code up} (a kept-alive connection with no exchange in flight), or closes it. */
+  /**
+   * Parks {@code up} (a kept-alive connection with no exchange in flight) as bytes, or closes it:
+   * bytes its codec holds undecoded (a response's unframed excess) mean it is out of step.
+   */
   void giveBack(Channel up) {
     handler(up).owner = null;
     ArrayDeque<Channel> q = idle.get();
-    if (!up.isActive() || q.size() >= MAX_IDLE) {
+    UpstreamCodec codec = up.pipeline().get(UpstreamCodec.class);
+    if (!up.isActive() || q.size() >= MAX_IDLE || codec != null && !codec.atRest()) {
       up.close();
       return;
+    }
+    if (codec != null) {
+      up.pipeline().remove(codec);
     }
     q.add(up);
   }
 
-  /** Opens a connection on {@code loop} for {@code owner}. */
-  ChannelFuture connect(EventLoop loop, Snapshot snap, Owner owner) {
+  /** Opens a connection on {@code loop} for {@code owner}, decoding HTTP with {@code http}. */
+  ChannelFuture connect(EventLoop loop, Snapshot snap, Owner owner, boolean http) {
     Handler handler = new Handler(owner);
     return open(bootstrap(loop, snap, new ChannelInitializer<SocketChannel>() {
       @Override
@@ -88,7 +101,7 @@ final class UpstreamPool {
         if (http) {
           ch.pipeline().addLast(new UpstreamCodec());
         }
-        ch.pipeline().addLast(handler);
+        ch.pipeline().addLast(OWNER, handler);
         upstream.secure(ch);
       }
     }), upstream);

@@ -89,7 +89,8 @@ final class WebSocketRelay {
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
     h.remove(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL);
     h.remove(HttpHeaderNames.CONTENT_LENGTH);
-    Forwarding.forward(h, Forwarding.peer(client, snap, proto), upstream.authority);
+    Forwarding.forward(h, Forwarding.peer(client, snap, proto), upstream.authority,
+        snap.config.trust().clientHeaders());
     h.remove(HttpHeaderNames.HOST);
     handshaker = WebSocketClientHandshakerFactory.newHandshaker(uri, WebSocketVersion.V13,
         request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL), false, h,

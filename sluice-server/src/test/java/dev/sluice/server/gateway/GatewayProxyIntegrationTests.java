@@ -57,9 +57,11 @@ class GatewayProxyIntegrationTests {
     startWithEcho(Fixtures.config(Fixtures.seed000Builder().clientAddress(
         ClientAddressResolver.builder().trustedProxies(List.of("127.0.0.0/8")).build()).build()));
     HttpResponse<String> r = get("/echo?x=1", "X-Forwarded-For", "203.0.113.9",
-        "Forwarded", "for=203.0.113.9", "X-Forwarded-Proto", "https", "X-Real-IP", "203.0.113.9");
+        "Forwarded", "for=203.0.113.9", "X-Forwarded-Proto", "https", "X-Real-IP", "203.0.113.9",
+        "True-Client-IP", "203.0.113.9");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("X-Upstream")).hasValue("echo");
+    assertThat(r.body()).contains("true-client-ip: 203.0.113.9\n");
     assertThat(r.body()).contains("uri=/echo?x=1\n")
         .contains("x-forwarded-for: 203.0.113.9, 127.0.0.1\n")
         .contains("forwarded: for=203.0.113.9, for=127.0.0.1;proto=http\n")
@@ -78,13 +80,15 @@ class GatewayProxyIntegrationTests {
     startWithEcho(Fixtures.config(Fixtures.seed000()));
     HttpResponse<String> r = get("/echo?x=1", "X-Forwarded-For", "203.0.113.9",
         "Forwarded", "for=203.0.113.9", "X-Forwarded-Host", "evil.example",
-        "X-Forwarded-Proto", "https", "X-Forwarded-Port", "444", "X-Real-IP", "203.0.113.9");
+        "X-Forwarded-Proto", "https", "X-Forwarded-Port", "444", "X-Real-IP", "203.0.113.9",
+        "True-Client-IP", "203.0.113.9", "CF-Connecting-IP", "203.0.113.9");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).contains("x-forwarded-for: 127.0.0.1\n")
         .contains("forwarded: for=127.0.0.1;proto=http\n")
         .contains("x-forwarded-host: 127.0.0.1:" + h.gateway.port() + "\n")
         .contains("x-forwarded-proto: http\n").contains("x-real-ip: 127.0.0.1\n")
         .doesNotContain("203.0.113.9").doesNotContain("evil.example").doesNotContain("x-forwarded-port")
+        .doesNotContain("true-client-ip").doesNotContain("cf-connecting-ip")
         .doesNotContain("https");
   }
 
@@ -122,6 +126,37 @@ class GatewayProxyIntegrationTests {
     assertThat(third).as("the first client's upstream connection, from its loop's pool")
         .isEqualTo(first);
     assertThat(second).isNotEqualTo(first);
+  }
+
+  /**
+   * One pool for both owners: an upstream connection an HTTP/1.1 client left serves the next
+   * HTTP/2 stream on its loop, and the reverse (each owner sees its own kind: bytes for the relay,
+   * HTTP objects for the stream).
+   */
+  @Test
+  void upstreamConnections_serveHttp1AndHttp2Clients_fromOnePool() throws Exception {
+    try (RecordingUpstream up = new RecordingUpstream()) {
+      h = new Fixtures.Harness(Fixtures.config(Fixtures.seed000()), up.uri());
+      // Two I/O threads take new connections in turn: pairs land on both loops.
+      for (boolean h2 : new boolean[] {false, false, true, true, false, false}) {
+        if (h2) {
+          try (java.net.Socket s = new java.net.Socket("127.0.0.1", h.gateway.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(new H2Frames().preface().headers(1, true, ":method", "GET",
+                ":path", "/h2", ":scheme", "http", ":authority", "x").take());
+            assertThat(H2Frames.answer(s.getInputStream(), 1)).isEqualTo("200");
+          }
+        } else {
+          try (RawHttp c = new RawHttp(h.gateway.port())) {
+            c.send("GET /h1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            assertThat(RawHttp.status(c.readResponse())).isEqualTo(200);
+          }
+        }
+      }
+      assertThat(up.lines()).containsExactly("GET /h1 HTTP/1.1", "GET /h1 HTTP/1.1",
+          "GET /h2 HTTP/1.1", "GET /h2 HTTP/1.1", "GET /h1 HTTP/1.1", "GET /h1 HTTP/1.1");
+      assertThat(up.accepted.get()).as("upstream connections, one per loop").isEqualTo(2);
+    }
   }
 
   @Test

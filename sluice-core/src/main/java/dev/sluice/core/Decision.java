@@ -102,6 +102,18 @@ public sealed class Decision permits MutableDecision {
     return UNLIMITED;
   }
 
+  /**
+   * This decision with other numbers: an adapter that writes the answers of one shape of
+   * decision from a template renders such copies to find where the numbers go.
+   */
+  public Decision withNumbers(long remaining, long resetNanos, long retryAfterNanos) {
+    Decision d = new Decision(this);
+    d.remaining = remaining;
+    d.resetNanos = resetNanos;
+    d.retryAfterNanos = retryAfterNanos;
+    return d;
+  }
+
   /** True when the call may proceed (including shadow refusals and degraded allows). */
   public boolean allowed() {
     return allowed;

@@ -47,7 +47,8 @@ public final class SluiceMetrics implements DecisionListener {
   private final Map<String, Counter> shadow = new ConcurrentHashMap<>();
   private final Map<String, Counter> bans = new ConcurrentHashMap<>();
   private final Map<String, Counter> errors = new ConcurrentHashMap<>();
-  private final Map<Integer, Counter> generated = new ConcurrentHashMap<>();
+  /** By status (0 for one outside 100..599): read on every generated answer, without boxing. */
+  private final Counter[] generated = new Counter[600];
   private final Counter storeErrors;
   private final Timer latency;
 
@@ -162,9 +163,14 @@ public final class SluiceMetrics implements DecisionListener {
   @Override
   public void generated(int status) {
     int s = status >= 100 && status <= 599 ? status : 0;
-    generated.computeIfAbsent(s, k -> Counter.builder("sluice.generated.responses")
-        .description("Responses Sluice generated itself (429, 503...), by status.")
-        .tag("status", k == 0 ? "other" : Integer.toString(k)).register(registry)).increment();
+    Counter c = generated[s];
+    if (c == null) {
+      c = Counter.builder("sluice.generated.responses")
+          .description("Responses Sluice generated itself (429, 503...), by status.")
+          .tag("status", s == 0 ? "other" : Integer.toString(s)).register(registry);
+      generated[s] = c;   // the registry returns the one counter of a name and tags
+    }
+    c.increment();
   }
 
   /** The count of {@code outcome} decisions for {@code rule} (or {@code _other}). */
@@ -194,6 +200,10 @@ public final class SluiceMetrics implements DecisionListener {
   }
 
   private Counter[] series(String rule) {
+    Counter[] s = decisions.get(rule);
+    if (s != null) {
+      return s;
+    }
     return decisions.computeIfAbsent(label(rule), k -> {
       Counter[] a = new Counter[OUTCOMES.length];
       for (int i = 0; i < a.length; i++) {
@@ -206,7 +216,8 @@ public final class SluiceMetrics implements DecisionListener {
   }
 
   private Counter counter(Map<String, Counter> map, String name, String help, String rule) {
-    return map.computeIfAbsent(rule, k -> Counter.builder(name).description(help).tag("rule", k)
+    Counter c = map.get(rule);
+    return c != null ? c : map.computeIfAbsent(rule, k -> Counter.builder(name).description(help).tag("rule", k)
         .register(registry));
   }
 }

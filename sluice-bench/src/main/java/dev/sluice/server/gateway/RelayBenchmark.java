@@ -47,9 +47,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 // Netty recycles its buffer and write objects on its own (FastThreadLocal) threads only: the
-// benchmark's thread is given the same, or their allocations would be counted, which an event
-// loop never makes.
-@Fork(value = 1, jvmArgsAppend = "-Dio.netty.recycler.batchFastThreadLocalOnly=false")
+// benchmark runs on such threads, or their allocations would be counted, which an event loop
+// never makes (a JFR allocation profile of `sluice serve` under a flood shows none).
+@Fork(value = 1, jvmArgsAppend = {"-Djmh.executor=CUSTOM",
+    "-Djmh.executor.class=dev.sluice.bench.EventLoopThreads"})
 public class RelayBenchmark {
 
   private EmbeddedChannel channel;

@@ -7,6 +7,7 @@ import dev.sluice.core.http.ResponseSpec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -18,23 +19,24 @@ import java.util.Locale;
  * or, when {@code Accept} prefers HTML, a page.
  *
  * <p>A refusal's head and body are the same from one refusal of a limit to the next but for a
- * few numbers, and a flood is this product's normal case: the last refusal's bytes are kept
- * ({@link Last}), and a refusal that would write the same bytes (same rule, limit, numbers,
- * body kind, origin and persistence) is written from them, with no encoding at all. One per
- * connection; event loop only.
+ * few numbers, and a flood is this product's normal case: refusals are written from a
+ * {@link RefusalTemplate} of their shape, kept per event loop. One per connection; event loop
+ * only.
  */
-final class Answers {
+final class Answers implements RefusalTemplate.Renderer {
+
+  /** The loop's templates of the last refusal shapes, replaced in turn. */
+  private static final FastThreadLocal<RefusalTemplate[]> TEMPLATES = new FastThreadLocal<>() {
+    @Override
+    protected RefusalTemplate[] initialValue() {
+      return new RefusalTemplate[8];
+    }
+  };
 
   private final HeadWriter w = new HeadWriter();
   private final FieldWriter fields = new FieldWriter(w);
-  private Last last;
   /** The body length of the last answer made, for the access log. */
   private int bodyBytes;
-
-  /** The bytes of the last refusal, and what they were made from. */
-  private record Last(ResponseSpec spec, String rule, String limitName, long limit,
-      long remaining, long retryAfterSeconds, long resetSeconds, long retryAfterMs, boolean html,
-      String origin, boolean keepAlive, ByteBuf bytes, int bodyBytes) {}
 
   /**
    * The refusal of {@code d} (429, or 503 for a degraded fail-closed rule); {@code origin} and
@@ -43,43 +45,61 @@ final class Answers {
   ByteBuf refusal(ResponseSpec spec, Decision d, String accept, String origin, String method,
       boolean keepAlive, ByteBufAllocator alloc) {
     boolean html = Accept.prefersHtml(accept);
-    long retryAfterMs = Math.max(0, d.retryAfterMillis());
-    long reset = ceilSeconds(d.resetNanos());
-    Last l = last;
-    if (l != null && l.spec == spec && l.rule == d.rule() && l.limit == d.limit()
-        && l.remaining == d.remaining() && l.retryAfterSeconds == d.retryAfterSeconds()
-        && l.resetSeconds == reset && l.retryAfterMs == retryAfterMs && l.html == html
-        && l.keepAlive == keepAlive && java.util.Objects.equals(l.origin, origin)
-        && java.util.Objects.equals(l.limitName, d.limitName()) && Double.isNaN(d.currentScore())
-        && !d.degraded()) {
-      bodyBytes = l.bodyBytes;
-      return l.bytes.retainedDuplicate();
+    RefusalTemplate t = RefusalTemplate.applies(d)
+        ? template(spec, d, html, origin, method, keepAlive) : null;
+    if (t != null && t.usable()) {
+      bodyBytes = t.write(d, w);
+      ByteBuf out = alloc.directBuffer(w.length());
+      w.writeTo(out);
+      return out;
     }
+    byte[][] r = render(spec, d, html, origin, method, keepAlive, null);
+    bodyBytes = r[1].length;
+    ByteBuf out = alloc.directBuffer(r[0].length + r[1].length);
+    out.writeBytes(r[0]).writeBytes(r[1]);
+    return out;
+  }
+
+  private RefusalTemplate template(ResponseSpec spec, Decision d, boolean html, String origin,
+      String method, boolean keepAlive) {
+    RefusalTemplate[] loop = TEMPLATES.get();
+    int free = -1;
+    for (int i = 0; i < loop.length; i++) {
+      RefusalTemplate t = loop[i];
+      if (t == null) {
+        free = free < 0 ? i : free;
+      } else if (t.fits(spec, d, html, origin, method, keepAlive)) {
+        return t;
+      }
+    }
+    RefusalTemplate t = RefusalTemplate.compile(spec, d, html, origin, method, keepAlive, this);
+    if (free < 0) {
+      // Full: the shapes of an earlier policy or of rare requests; the oldest goes.
+      System.arraycopy(loop, 1, loop, 0, loop.length - 1);
+      free = loop.length - 1;
+    }
+    loop[free] = t;
+    return t;
+  }
+
+  /** The one way a refusal is written: its head (with this content-length, if given), body. */
+  @Override
+  public byte[][] render(ResponseSpec spec, Decision d, boolean html, String origin,
+      String method, boolean keepAlive, String contentLength) {
     byte[] body = spec.body(d, html).getBytes(StandardCharsets.UTF_8);
-    bodyBytes = body.length;
     int status = spec.status(d);
     w.reset().put("HTTP/1.1 ").put(Integer.toString(status)).put(" ")
         .put(HttpResponseStatus.valueOf(status).reasonPhrase()).crlf();
     fields.set("content-type", html ? Bodies.HTML : Bodies.JSON);
-    fields.set("content-length", Integer.toString(body.length));
+    fields.set("content-length",
+        contentLength != null ? contentLength : Integer.toString(body.length));
     spec.refusalHeaders(d, fields);
     spec.cors().apply(origin, method, fields);
     if (!keepAlive) {
       w.put("connection: close\r\n");
     }
     w.crlf();
-    ByteBuf out = alloc.directBuffer(w.length() + body.length);
-    w.writeTo(out);
-    out.writeBytes(body);
-    if (!d.degraded() && Double.isNaN(d.currentScore())) {
-      if (last != null) {
-        last.bytes.release();
-      }
-      last = new Last(spec, d.rule(), d.limitName(), d.limit(), d.remaining(),
-          d.retryAfterSeconds(), reset, retryAfterMs, html, origin, keepAlive,
-          out.retainedDuplicate(), body.length);
-    }
-    return out;
+    return new byte[][] {w.copy(), body};
   }
 
   /**
@@ -147,15 +167,4 @@ final class Answers {
     return out;
   }
 
-  /** Lets go of the kept refusal: the connection closed. */
-  void release() {
-    if (last != null) {
-      last.bytes.release();
-      last = null;
-    }
-  }
-
-  private static long ceilSeconds(long nanos) {
-    return nanos <= 0 ? 0 : -Math.floorDiv(-nanos, 1_000_000_000L);
-  }
 }

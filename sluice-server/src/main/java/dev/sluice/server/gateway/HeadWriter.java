@@ -48,6 +48,21 @@ final class HeadWriter {
     return put(name).put(": ").put(value).crlf();
   }
 
+  /** Writes {@code v} (at least 0) in decimal. */
+  HeadWriter putDecimal(long v) {
+    int digits = 1;
+    for (long x = v; x >= 10; x /= 10) {
+      digits++;
+    }
+    ensure(digits);
+    for (int i = n + digits - 1; i >= n; i--) {
+      b[i] = (byte) ('0' + v % 10);
+      v /= 10;
+    }
+    n += digits;
+    return this;
+  }
+
   HeadWriter crlf() {
     return put(CRLF, 0, 2);
   }
@@ -61,6 +76,11 @@ final class HeadWriter {
     ByteBuf out = alloc.buffer(n);
     writeTo(out);
     return out;
+  }
+
+  /** The bytes written, as a new array. */
+  byte[] copy() {
+    return java.util.Arrays.copyOf(b, n);
   }
 
   void writeTo(ByteBuf out) {

@@ -867,7 +867,6 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     }
     releaseVerified();
     up.release();
-    answers.release();
     ReferenceCountUtil.release(held);
     held = null;
     ReferenceCountUtil.release(heldData);

@@ -474,8 +474,15 @@ public final class Admission {
     }
   }
 
-  /** An outcome's escalation state: see {@link Outcome}. */
+  /**
+   * What an outcome holds beyond its decision, made only when it holds something: a delayed
+   * request's waiting slot, a denial's reason, concurrency leases, whether its response was
+   * counted. Kept apart so that a plain outcome is no larger than it was (a refusal's bytes are
+   * measured: RelayBenchmark).
+   */
   private static final class Escalated {
+    /** The delay gate's key of a waiting request. */
+    String slot;
     String denial;
     /** Concurrency leases held: rule, key and id, three entries each. */
     ArrayList<Object> leases;
@@ -553,7 +560,7 @@ public final class Admission {
       return false;
     }
     long wait = Math.max(d.retryAfterNanos(), MIN_WAIT_NANOS);
-    if (o.slot == null) {
+    if (o.slot() == null) {
       if (wait > rule.delayNanos()) {
         return false;
       }
@@ -561,7 +568,7 @@ public final class Admission {
       if (!delays.tryAcquire(key, rule.delayQueue())) {
         return false;
       }
-      o.slot = key;
+      o.esc().slot = key;
       o.budgetNanos = rule.delayNanos();
       listener.delayed(o.kind, rule.name());
     }
@@ -617,13 +624,9 @@ public final class Admission {
     private Decision decision;
     private Action action;
     private CompletionStage<Outcome> stage;
-    private String slot;
     private long budgetNanos;
     private long delayNanos;
-    /**
-     * The escalation state (a denial's reason, leases held, whether the response was counted);
-     * null until needed, so a plain request's outcome is no larger than it was.
-     */
+    /** See {@link Escalated}; null until needed. */
     private Escalated esc;
 
     private Outcome(Admission admission, String kind, Check check, Decision decision,
@@ -641,12 +644,15 @@ public final class Admission {
      */
     private synchronized Outcome copy(Action next) {
       Outcome o = new Outcome(admission, kind, check, decision, next);
-      o.slot = slot;
       o.budgetNanos = budgetNanos;
       o.esc = esc;
-      slot = null;
       esc = null;
       return o;
+    }
+
+    /** A delayed request's waiting slot (its rule and key), or null. */
+    private String slot() {
+      return esc == null ? null : esc.slot;
     }
 
     private Escalated esc() {
@@ -803,8 +809,10 @@ public final class Admission {
     private void releaseDelay() {
       String s;
       synchronized (this) {
-        s = slot;
-        slot = null;
+        s = esc == null ? null : esc.slot;
+        if (s != null) {
+          esc.slot = null;
+        }
       }
       if (s != null) {
         admission.delays.release(s);

@@ -148,7 +148,8 @@ class ResponseCountingIntegrationTests {
     Path file = dir.resolve("invites.yaml");
     Files.writeString(file, Files.readString(EXAMPLE) + "\nstore: {uri: '" + redis.uri()
         + "', deadline: 2s, startupWait: 30s}\n");
-    Map<String, String> env = Map.of("SERVER_INVITE_MAX_RETRIES", "3");
+    Map<String, String> env = Map.of("SERVER_INVITE_MAX_RETRIES", "3",
+        "GRYT_INVITE_MAX_JOINS_PER_HOUR", "1");
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     List<SluiceServer> fleet = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
@@ -168,6 +169,14 @@ class ResponseCountingIntegrationTests {
       assertThat(retryAfter(locked)).isBetween(59L, 60L);
     }
     assertThat(app.count("GET /api/invites/")).isEqualTo(3);
+    // A limit counted on successes (invite:joins, a sliding log read with a peek): one join an
+    // hour, whichever gateway it went through.
+    String join = "/api/invites/" + ScriptedApp.RIGHT + "/join";
+    assertThat(send(a, "POST", join, "fay").statusCode()).isEqualTo(200);
+    HttpResponse<String> second = send(b, "POST", join, "fay");
+    assertThat(second.statusCode()).isEqualTo(429);
+    assertThat(second.body()).contains("\"rule\":\"invite:joins\"");
+    assertThat(retryAfter(second)).isBetween(3599L, 3600L);
     assertThat(fleet.get(1).metrics().countedResponses("invite:codes", "counted")).isEqualTo(1);
     assertThat(fleet.get(0).metrics().countedResponses("invite:codes", "counted")).isEqualTo(2);
     assertThat(log.toString(StandardCharsets.UTF_8)).contains("ban applied")

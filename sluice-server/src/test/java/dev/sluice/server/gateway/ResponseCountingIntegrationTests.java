@@ -72,6 +72,20 @@ class ResponseCountingIntegrationTests {
     return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  /** Sends until the answer is a 429 (an eventual effect, 10 s at most), and returns it. */
+  private HttpResponse<String> eventually429(int port, String method, String path, String user)
+      throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (true) {
+      HttpResponse<String> r = send(port, method, path, user);
+      if (r.statusCode() == 429 || System.nanoTime() > deadline) {
+        assertThat(r.statusCode()).as(method + " " + path).isEqualTo(429);
+        return r;
+      }
+      Thread.sleep(5);
+    }
+  }
+
   private static long retryAfter(HttpResponse<?> r) {
     return Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow());
   }
@@ -162,23 +176,25 @@ class ResponseCountingIntegrationTests {
     assertThat(send(a, "GET", "/api/invites/w1", "erin").statusCode()).isEqualTo(404);
     assertThat(send(b, "GET", "/api/invites/w2", "erin").statusCode()).isEqualTo(404);
     assertThat(send(a, "GET", "/api/invites/w3", "erin").statusCode()).isEqualTo(404);
+    // A response's count reaches Redis a round trip after the response: the next request, on
+    // either gateway, is refused once it has (polled; a wrong code, which counts anyway).
     for (int port : new int[] {b, a}) {
-      HttpResponse<String> locked = send(port, "GET", "/api/invites/" + ScriptedApp.RIGHT,
-          "erin");
-      assertThat(locked.statusCode()).isEqualTo(429);
-      assertThat(retryAfter(locked)).isBetween(59L, 60L);
+      HttpResponse<String> locked = eventually429(port, "GET", "/api/invites/w4", "erin");
+      assertThat(retryAfter(locked)).isBetween(58L, 60L);
     }
-    assertThat(app.count("GET /api/invites/")).isEqualTo(3);
+    assertThat(send(b, "GET", "/api/invites/" + ScriptedApp.RIGHT, "erin").statusCode())
+        .isEqualTo(429);
+    assertThat(app.count("GET /api/invites/" + ScriptedApp.RIGHT)).isZero();
     // A limit counted on successes (invite:joins, a sliding log read with a peek): one join an
     // hour, whichever gateway it went through.
     String join = "/api/invites/" + ScriptedApp.RIGHT + "/join";
     assertThat(send(a, "POST", join, "fay").statusCode()).isEqualTo(200);
-    HttpResponse<String> second = send(b, "POST", join, "fay");
-    assertThat(second.statusCode()).isEqualTo(429);
+    HttpResponse<String> second = eventually429(b, "POST", join, "fay");
     assertThat(second.body()).contains("\"rule\":\"invite:joins\"");
     assertThat(retryAfter(second)).isBetween(3599L, 3600L);
-    assertThat(fleet.get(1).metrics().countedResponses("invite:codes", "counted")).isEqualTo(1);
-    assertThat(fleet.get(0).metrics().countedResponses("invite:codes", "counted")).isEqualTo(2);
+    assertThat(fleet.get(0).metrics().countedResponses("invite:codes", "counted")
+        + fleet.get(1).metrics().countedResponses("invite:codes", "counted"))
+        .isEqualTo(app.count("GET /api/invites/w"));
     assertThat(log.toString(StandardCharsets.UTF_8)).contains("ban applied")
         .contains("rule=invite:codes").contains("key=erin:127.0.0.1");
   }

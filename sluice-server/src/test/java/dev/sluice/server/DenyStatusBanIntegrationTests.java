@@ -156,6 +156,29 @@ class DenyStatusBanIntegrationTests {
   }
 
   @Test
+  void aDeniedClientThatDoesNotRead_getsEveryAnswer_inOrder_whenItReadsAtLast() throws Exception {
+    SluiceServer s = serve("");
+    int n = 400;
+    try (Socket c = new Socket()) {
+      c.connect(new InetSocketAddress("127.0.0.1", s.port()), 5000);
+      c.setSoTimeout(10_000);
+      StringBuilder all = new StringBuilder();
+      for (int i = 0; i < n; i++) {
+        all.append("GET /login?i=").append(i).append(" HTTP/1.1\r\nHost: app\r\n"
+            + "X-Forwarded-For: 203.0.113.8\r\n\r\n");
+      }
+      c.getOutputStream().write(all.toString().getBytes(StandardCharsets.ISO_8859_1));
+      c.getOutputStream().flush();
+      c.shutdownOutput();
+      // Only now does the client read: the answers the server held back come, every one.
+      String answers = new String(c.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      assertThat(answers.split("HTTP/1.1 403 Forbidden\r\n", -1)).hasSize(n + 1);
+    }
+    assertThat(upstreamHits.get()).isZero();
+    assertThat(s.metrics().deniedCount("http")).isEqualTo(n);
+  }
+
+  @Test
   void refusalStatus_perRuleAndGlobal_keepRetryAfter() throws Exception {
     SluiceServer s = serve("");
     get(s, "/api/a", "198.51.100.2");

@@ -148,6 +148,30 @@ class LimitConnIntegrationTests {
   }
 
   @Test
+  void aWebSocketHoldsItsLease_forTheConnectionsLife() throws Exception {
+    dev.sluice.core.policy.Policy p = dev.sluice.core.policy.Policy.builder()
+        .rule(dev.sluice.core.Rule.builder("sockets").concurrency(1, Duration.ofMinutes(1))
+            .build())
+        .route(dev.sluice.core.policy.Route.builder("ws").websocket(true).rule("sockets")
+            .build()).build();
+    try (Fixtures.Harness h = new Fixtures.Harness(Fixtures.config(p))) {
+      WsClient first = WsClient.connect(h.ws("/socket"));
+      assertThat(first.send("x")).isTrue();
+      assertThat(first.next()).isEqualTo("x");
+      assertThat(h.limiter.store().leases("sockets:127.0.0.1")).isEqualTo(1);
+      WsClient second = WsClient.connect(h.ws("/socket"));
+      assertThat(second.closeCode()).isEqualTo(1013);              // the cap of one, refused
+      first.ws.sendClose(1000, "bye").get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(first.closeCode()).isEqualTo(1000);
+      await("the lease back", () -> h.limiter.store().leases("sockets:127.0.0.1") == 0);
+      WsClient third = WsClient.connect(h.ws("/socket"));
+      assertThat(third.send("y")).isTrue();
+      assertThat(third.next()).isEqualTo("y");
+      third.ws.sendClose(1000, "bye").get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void aCapOfOne_isGivenBackWhenEachResponseEnds_onHttp11AndHttp2() throws Exception {
     serve();
     try (RawHttp c = new RawHttp(server.port())) {

@@ -36,6 +36,7 @@ public final class Cooldown {
   private final long retryWindow;
   private final long cooldown;
   private final long maxCooldown;
+  private final String sharedBucket;
 
   private Cooldown(Builder b) {
     this.name = b.name;
@@ -44,6 +45,7 @@ public final class Cooldown {
     this.retryWindow = b.retryWindow;
     this.cooldown = b.cooldown;
     this.maxCooldown = b.maxCooldown;
+    this.sharedBucket = b.sharedBucket;
   }
 
   public static Builder builder(String name) {
@@ -72,7 +74,12 @@ public final class Cooldown {
 
   /** The store key of {@code identity}. */
   public String keyFor(Identity identity) {
-    return key.keyOf(KeyTemplate.escape(name), identity, "unknown");
+    return key.keyOf(KeyTemplate.escape(name), identity, sharedBucket);
+  }
+
+  /** The key template, like {@code "ip"}. */
+  public String key() {
+    return key.source();
   }
 
   /** Every parameter that shapes the state, for the in-memory store's tables. */
@@ -157,6 +164,7 @@ public final class Cooldown {
     private long retryWindow = Duration.ofMinutes(5).toNanos();
     private long cooldown = Duration.ofMinutes(1).toNanos();
     private long maxCooldown = Duration.ofHours(1).toNanos();
+    private String sharedBucket = "unknown";
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");
@@ -164,6 +172,13 @@ public final class Cooldown {
 
     public Builder key(String template) {
       this.key = KeyTemplate.parse(template);
+      return this;
+    }
+
+    /** The key of callers missing a key dimension (default {@code unknown}). */
+    public Builder sharedBucket(String name) {
+      Checks.name(name, "sharedBucket");
+      this.sharedBucket = KeyTemplate.escape(name);
       return this;
     }
 

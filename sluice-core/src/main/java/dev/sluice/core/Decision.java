@@ -78,6 +78,25 @@ public sealed class Decision permits MutableDecision {
     return d.snapshot();
   }
 
+  /**
+   * The refusal of {@code rule} alone when the admission step decides it outside a store's
+   * check: a rule counted on responses found exhausted or banned, a concurrency cap found full,
+   * a cooldown found locked. {@link #refusedBy(int) refusedBy(0)} is set; a shadow rule's is
+   * allowed with the would-be refusal recorded, as a check reports it.
+   *
+   * @param limitName the limit that refused, or null for a ban
+   * @param limit its capacity, or -1 when unknown
+   */
+  public static Decision refusal(Rule rule, String limitName, long limit, long retryAfterNanos,
+      boolean banned) {
+    boolean shadow = rule.mode() == Mode.SHADOW;
+    long wait = Math.max(1, retryAfterNanos);
+    Decision d = new Decision(shadow, rule.name(), limitName, limit, 0, wait, shadow ? 0 : wait,
+        0, banned, false, Double.NaN, Double.NaN, shadow ? rule.name() : null, false);
+    d.refusedMask = 1;
+    return d;
+  }
+
   /** The decision of a check in which no rule applied. */
   public static Decision unlimited() {
     return UNLIMITED;

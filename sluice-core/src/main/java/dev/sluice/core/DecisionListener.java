@@ -52,6 +52,25 @@ public interface DecisionListener {
   /** The adapter answered by itself with {@code status} (429, 503, 413...). */
   default void generated(int status) {}
 
+  /** A request's client is on the policy's {@code deny} list: answered 403, never forwarded. */
+  default void denied(String kind) {}
+
+  /**
+   * Human check {@code check} ended in {@code result}: {@code passed}, {@code failed}, {@code
+   * replayed} (a token seen before), {@code missing} (no token), {@code error} (the verifier or
+   * the store could not answer; {@code detail} says what happened, for the log).
+   */
+  default void humanCheck(String check, String result, String detail) {}
+
+  /**
+   * A response of {@code status} reached a rule counted on responses: {@code counted} (it spent),
+   * {@code skipped} (not a status it counts), {@code reset} (a cooldown's success).
+   */
+  default void responseCounted(String rule, int status, String result) {}
+
+  /** A concurrency rule's lease was taken ({@code +1}) or given back ({@code -1}). */
+  default void inFlight(String rule, int delta) {}
+
   /** A listener that ignores everything. */
   static DecisionListener none() {
     return new DecisionListener() {};
@@ -110,6 +129,34 @@ public interface DecisionListener {
       public void generated(int status) {
         for (DecisionListener l : each) {
           l.generated(status);
+        }
+      }
+
+      @Override
+      public void denied(String kind) {
+        for (DecisionListener l : each) {
+          l.denied(kind);
+        }
+      }
+
+      @Override
+      public void humanCheck(String check, String result, String detail) {
+        for (DecisionListener l : each) {
+          l.humanCheck(check, result, detail);
+        }
+      }
+
+      @Override
+      public void responseCounted(String rule, int status, String result) {
+        for (DecisionListener l : each) {
+          l.responseCounted(rule, status, result);
+        }
+      }
+
+      @Override
+      public void inFlight(String rule, int delta) {
+        for (DecisionListener l : each) {
+          l.inFlight(rule, delta);
         }
       }
     };

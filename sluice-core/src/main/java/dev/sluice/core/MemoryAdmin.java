@@ -54,6 +54,10 @@ final class MemoryAdmin {
     return state(rule, key, rule.identityOf(key), store.now());
   }
 
+  KeyState state(Rule rule, Identity identity) {
+    return state(rule, rule.keyText(identity), identity, store.now());
+  }
+
   private KeyState state(Rule rule, String key, Identity identity, long now) {
     long[] s = new long[rule.stateSize()];
     boolean present = edit(rule, identity, (state, off, t) -> {

@@ -374,6 +374,43 @@ final class MemoryStore implements Store {
   }
 
   @Override
+  public CompletionStage<KeyState> peekAsync(Rule rule, Identity identity) {
+    return MemoryAdmin.now(() -> admin.state(rule, identity));
+  }
+
+  @Override
+  public CompletionStage<Boolean> banAsync(Rule rule, String key, java.time.Duration length) {
+    return MemoryAdmin.now(() -> ban(rule, rule.identityOf(key), length));
+  }
+
+  /** Sets the key's ban expiry (inserting the key), and notes it as refused for the listings. */
+  private boolean ban(Rule rule, Identity identity, java.time.Duration length) {
+    if (rule.banNanos() == 0) {
+      throw Checks.invalid("rule", "'" + rule.name() + "' has no ban",
+          "a rule with a ban: (its state keeps a ban's expiry)");
+    }
+    long nanos = Checks.duration(length, "duration");
+    Entry e = new Entry();
+    e.table = table(rule);
+    KeyHash hash = KeyHash.create();
+    hash.of(rule, identity);
+    e.ka = hash.a;
+    e.kb = hash.b;
+    locate(e, rule, hash);
+    while (!MemoryTable.lock(e.slots, e.base)) {
+      locate(e, rule, hash);
+    }
+    try {
+      e.bindState();
+      e.state[e.off + rule.stateSize() - 1] = now() + nanos;
+    } finally {
+      MemoryTable.unlock(e.slots, e.base);
+    }
+    noteRefused(rule, e.ka, identity);
+    return true;
+  }
+
+  @Override
   public CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
     return MemoryAdmin.now(() -> admin.unban(rule, key));
   }

@@ -41,6 +41,11 @@ public final class Rule {
   private final Algorithm[] algorithms;
   private final long delayNanos;
   private final int delayQueue;
+  private final StatusSet countStatus;
+  private final Cooldown cooldown;
+  private final int concurrency;
+  private final long leaseTtlNanos;
+  private final int status;
   /** The in-memory store's table for this rule, cached by the store that set it. */
   Object memoryBinding;
 
@@ -54,6 +59,15 @@ public final class Rule {
     this.sharedBucket = b.sharedBucket;
     this.delayNanos = b.delayNanos;
     this.delayQueue = b.delayQueue;
+    this.countStatus = b.countStatus;
+    // The cooldown keyed as this rule is: Cooldown#keyFor then equals keyFor.
+    this.cooldown = b.cooldown == null ? null : Cooldown.builder(b.name).key(b.key.source())
+        .sharedBucket(b.sharedBucketName).maxRetries(b.cooldown.maxRetries())
+        .retryWindow(b.cooldown.retryWindow()).cooldown(b.cooldown.cooldown())
+        .maxCooldown(b.cooldown.maxCooldown()).build();
+    this.concurrency = b.concurrency;
+    this.leaseTtlNanos = b.leaseTtlNanos;
+    this.status = b.status;
     this.escapedName = KeyTemplate.escape(name);
     int size = banNanos > 0 ? 1 : 0;
     long min = Long.MAX_VALUE;
@@ -128,6 +142,53 @@ public final class Rule {
   /** At most this many requests wait per key of this rule; the rest are refused at once. */
   public int delayQueue() {
     return delayQueue;
+  }
+
+  /**
+   * The response statuses this rule counts, or null for a rule counted when its request is
+   * decided (the default). A counted rule is read, not spent, when a request comes (refused once
+   * it is exhausted or its cooldown runs) and spent when the upstream's answer has one of these
+   * statuses: from the next request on it refuses. For a {@link #cooldown()} rule these are the
+   * failures; a success (100..399) resets the key.
+   */
+  public StatusSet countStatus() {
+    return countStatus;
+  }
+
+  /**
+   * The escalating cooldown this rule is (failures lock the key, each lock twice the last up to a
+   * maximum, a success resets it), or null; such a rule has no limits and is counted on responses.
+   */
+  public Cooldown cooldown() {
+    return cooldown;
+  }
+
+  /**
+   * The most requests of one key in flight at once (nginx's {@code limit_conn}), or 0 when this
+   * is not a concurrency rule; such a rule has no limits. Each request holds a lease from its
+   * admission to its response's end (or its client's going away).
+   */
+  public int concurrency() {
+    return concurrency;
+  }
+
+  /** How long a concurrency lease lives unless given back: a crashed holder's slot returns. */
+  public Duration leaseTtl() {
+    return Duration.ofNanos(leaseTtlNanos);
+  }
+
+  public long leaseTtlNanos() {
+    return leaseTtlNanos;
+  }
+
+  /** The status this rule's refusals are answered with, or 0 for the response's (429). */
+  public int status() {
+    return status;
+  }
+
+  /** True for a rule the store evaluates when its request is decided: limits, no countStatus. */
+  public boolean countedOnRequest() {
+    return countStatus == null && cooldown == null && concurrency == 0;
   }
 
   /** The name of the shared bucket for callers missing a key dimension. */
@@ -222,6 +283,11 @@ public final class Rule {
     b.banNanos = banNanos;
     b.delayNanos = delayNanos;
     b.delayQueue = delayQueue;
+    b.countStatus = countStatus;
+    b.cooldown = cooldown;
+    b.concurrency = concurrency;
+    b.leaseTtlNanos = leaseTtlNanos;
+    b.status = status;
     limits.forEach(b::limit);
     return b;
   }
@@ -231,7 +297,11 @@ public final class Rule {
     return "Rule{" + name + ", key=" + key + ", limits=" + limits
         + (banNanos > 0 ? ", ban=" + ban() : "") + ", mode=" + mode
         + ", onStoreError=" + onStoreError
-        + (delayNanos > 0 ? ", delay=" + delay() + ", delayQueue=" + delayQueue : "") + "}";
+        + (delayNanos > 0 ? ", delay=" + delay() + ", delayQueue=" + delayQueue : "")
+        + (countStatus != null ? ", countStatus=" + countStatus : "")
+        + (cooldown != null ? ", " + cooldown : "")
+        + (concurrency > 0 ? ", concurrency=" + concurrency + ", leaseTtl=" + leaseTtl() : "")
+        + (status > 0 ? ", status=" + status : "") + "}";
   }
 
   /** The key of a rule that names none: the client address. */
@@ -245,6 +315,8 @@ public final class Rule {
   public static final int DEFAULT_DELAY_QUEUE = 16;
   /** The longest delay: a waiting request holds its connection and a timer. */
   public static final Duration MAX_DELAY = Duration.ofMinutes(1);
+  /** A concurrency lease's default life: longer than any response the gateway waits for. */
+  public static final Duration DEFAULT_LEASE_TTL = Duration.ofMinutes(10);
 
   /** Builds a {@link Rule}; each setter validates its argument at once. */
   public static final class Builder {
@@ -255,8 +327,14 @@ public final class Rule {
     private Mode mode = DEFAULT_MODE;
     private OnStoreError onStoreError = DEFAULT_ON_STORE_ERROR;
     private String sharedBucket = DEFAULT_SHARED_BUCKET;
+    private String sharedBucketName = DEFAULT_SHARED_BUCKET;
     private long delayNanos;
     private int delayQueue = DEFAULT_DELAY_QUEUE;
+    private StatusSet countStatus;
+    private Cooldown cooldown;
+    private int concurrency;
+    private long leaseTtlNanos = DEFAULT_LEASE_TTL.toNanos();
+    private int status;
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");
@@ -318,11 +396,74 @@ public final class Rule {
     public Builder sharedBucket(String name) {
       Checks.name(name, "sharedBucket");
       this.sharedBucket = KeyTemplate.escape(name);
+      this.sharedBucketName = name;
+      return this;
+    }
+
+    /**
+     * Counts this rule on the upstream's answers with these statuses (see
+     * {@link Rule#countStatus()}); null (the default) counts it when its request is decided.
+     */
+    public Builder countStatus(StatusSet statuses) {
+      this.countStatus = statuses;
+      return this;
+    }
+
+    /**
+     * Makes this rule an escalating cooldown (core's {@link Cooldown}, seed 003's invite codes):
+     * {@code maxRetries} failures within {@code retryWindow} lock the key for {@code cooldown},
+     * doubling on each repeat up to {@code maxCooldown}. Needs {@link #countStatus}; no limits.
+     */
+    public Builder cooldown(int maxRetries, Duration retryWindow, Duration cooldown,
+        Duration maxCooldown) {
+      this.cooldown = Cooldown.builder(name).maxRetries(maxRetries).retryWindow(retryWindow)
+          .cooldown(cooldown).maxCooldown(maxCooldown).build();
+      return this;
+    }
+
+    /** Makes this rule a cap of {@code max} requests in flight per key; no limits. */
+    public Builder concurrency(int max, Duration leaseTtl) {
+      this.concurrency = (int) Checks.capacity(max, "max");
+      this.leaseTtlNanos = Checks.duration(leaseTtl, "leaseTtl");
+      return this;
+    }
+
+    /** The status of this rule's refusals, 400..599; 0 (the default) for the response's. */
+    public Builder status(int status) {
+      if (status != 0 && (status < 400 || status > 599)) {
+        throw Checks.invalid("status", status, "400..599");
+      }
+      this.status = status;
       return this;
     }
 
     public Rule build() {
-      if (limits.isEmpty()) {
+      boolean special = cooldown != null || concurrency > 0;
+      if (cooldown != null && concurrency > 0) {
+        throw Checks.invalid("concurrency", concurrency, "a rule that is not a cooldown too ('"
+            + name + "')");
+      }
+      if (special && !limits.isEmpty()) {
+        throw Checks.invalid("limits", limits, "no other limit beside a "
+            + (cooldown != null ? "cooldown" : "concurrency cap") + " in rule '" + name + "'");
+      }
+      if (special && banNanos > 0) {
+        throw Checks.invalid("ban", Duration.ofNanos(banNanos), "no ban on a " + (cooldown != null ? "cooldown"
+            : "concurrency") + " rule ('" + name + "'): its lock or cap is the answer");
+      }
+      if (special && delayNanos > 0) {
+        throw Checks.invalid("delay", Duration.ofNanos(delayNanos), "no delay on rule '" + name
+            + "'");
+      }
+      if (cooldown != null && countStatus == null) {
+        throw Checks.invalid("countStatus", null, "the failure statuses of cooldown rule '"
+            + name + "', like [404]");
+      }
+      if (concurrency > 0 && countStatus != null) {
+        throw Checks.invalid("countStatus", countStatus, "none on concurrency rule '" + name
+            + "' (it counts requests in flight)");
+      }
+      if (!special && limits.isEmpty()) {
         throw Checks.invalid("limits", "[]", "at least one limit in rule '" + name + "'");
       }
       Set<String> names = new HashSet<>();

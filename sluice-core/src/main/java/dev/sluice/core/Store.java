@@ -112,6 +112,24 @@ public interface Store extends AutoCloseable {
     return unsupported();
   }
 
+  /**
+   * The state of {@code identity}'s key under {@code rule}; changes nothing. What the admission
+   * step reads of a rule counted on responses before its request goes on ({@link
+   * KeyState#refusing()}). By default {@link #keyStateAsync} of the key text.
+   */
+  default CompletionStage<KeyState> peekAsync(Rule rule, Identity identity) {
+    return keyStateAsync(rule, rule.keyText(identity));
+  }
+
+  /**
+   * Bans {@code key} under {@code rule} (a rule with a {@link Rule#ban()}, whose state has room
+   * for one) for {@code length} from now, replacing any ban it had; its limits stay as they
+   * are. An operator's ban, as the admin API sets it.
+   */
+  default CompletionStage<Boolean> banAsync(Rule rule, String key, java.time.Duration length) {
+    return unsupported();
+  }
+
   /** Lifts the ban of {@code key} under {@code rule}; true if it was banned. Limits stay. */
   default CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
     return unsupported();

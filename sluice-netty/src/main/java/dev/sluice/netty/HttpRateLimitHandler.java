@@ -48,6 +48,13 @@ import java.util.function.Supplier;
  *   <li>CORS preflights pass unchecked unless the settings limit them.
  *   <li>A check that throws is a bug: it is reported to the listener and the rules' {@code
  *       OnStoreError} decides, as for a store that cannot answer.
+ *   <li>Denied (the policy's deny list, a failed or replayed human check): 403, never forwarded.
+ *   <li>A route with a human check: its token is read from a header, or from the body, which is
+ *       gathered (up to the check's {@code maxBodyBytes}, else 413) and forwarded whole once
+ *       the token passed ({@link Admission#verify}); reads pause while the verifier is asked.
+ *   <li>Rules counted on responses are told each response's status as it goes out
+ *       ({@link Outcome#responded}); concurrency leases go back when the response's last part
+ *       is written, or when the stream or connection closes (a WebSocket's at its close).
  * </ul>
  *
  * <p>What to do with a request is core's one admission step ({@link Admission}), the same the
@@ -83,6 +90,19 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private Outcome waiting;
   private HttpRequest waitingRequest;
   private ScheduledFuture<?> timer;
+  /** Forwarded requests whose responses are owed to their outcomes, in order (null: none). */
+  private final ArrayDeque<Outcome> owed = new ArrayDeque<>(2);
+  /** The outcome whose response is being written, until its last part. */
+  private Outcome responding;
+  /** An upgraded WebSocket's outcome: its leases last as long as the connection. */
+  private Outcome upgraded;
+  /** A human-checked request whose body is gathered for its token. */
+  private HttpRequest gathering;
+  private Outcome gatheringOutcome;
+  private HttpRateLimitSettings gatheringSettings;
+  private io.netty.buffer.CompositeByteBuf gathered;
+  /** The gathered body that goes on with the request once verified. */
+  private io.netty.buffer.ByteBuf verifiedBody;
 
   public HttpRateLimitHandler(RateLimiter limiter, Supplier<HttpRateLimitSettings> settings,
       RateLimitListener listener) {
@@ -121,6 +141,10 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       ReferenceCountUtil.release(msg);
       return;
     }
+    if (gathering != null && msg instanceof HttpContent content) {
+      gather(ctx, content);
+      return;
+    }
     ctx.fireChannelRead(msg);
   }
 
@@ -137,7 +161,8 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   private Admission admission(HttpRateLimitSettings s) {
     if (s != admitted) {
       admission = Admission.builder().limiter(limiter).selector(s.selector())
-          .responses(s.responses()).listener(listener).delays(s.delays()).build();
+          .responses(s.responses()).listener(listener).delays(s.delays())
+          .verifier(s.verifier()).build();
       admitted = s;
     }
     return admission;
@@ -161,9 +186,131 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
         ctx.channel().attr(DECISION).set(o.decision());
         pending.add(o.limitHeaders() ? new RateLimitAnswers.Pending(o.decision(), s)
             : RateLimitAnswers.NO_HEADERS);
+        owed.add(o);
         ctx.fireChannelRead(request);
+        io.netty.buffer.ByteBuf body = verifiedBody;
+        if (body != null) {
+          verifiedBody = null;
+          ctx.fireChannelRead(new io.netty.handler.codec.http.DefaultLastHttpContent(body));
+        }
       }
+      case VERIFY -> verify(ctx, request, s, o);
+      case DENY -> deny(ctx, request, s, o);
       default -> refuse(ctx, request, s, o);
+    }
+  }
+
+  /** A human check: the token from a header at once, or from the body once it is whole. */
+  private void verify(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      Outcome o) {
+    dev.sluice.core.policy.HumanCheck h = o.humanCheck();
+    if (h.from() == dev.sluice.core.policy.HumanCheck.TokenFrom.HEADER) {
+      apply(ctx, request, s, admission.verify(o, h.token(Exchange.ofOrBegin(ctx.channel(),
+          request).view())));
+      return;
+    }
+    if (request instanceof io.netty.handler.codec.http.FullHttpRequest full) {
+      io.netty.buffer.ByteBuf body = full.content();
+      if (body.readableBytes() > h.maxBodyBytes()) {
+        tooLarge(ctx, request, s, o);
+        return;
+      }
+      verifiedBody = body.retainedDuplicate();
+      HttpRequest head = new io.netty.handler.codec.http.DefaultHttpRequest(
+          request.protocolVersion(), request.method(), request.uri(), request.headers());
+      String text = body.toString(java.nio.charset.StandardCharsets.UTF_8);
+      ReferenceCountUtil.release(request);
+      apply(ctx, head, s, admission.verify(o, h.token(text)));
+      return;
+    }
+    gathering = request;
+    gatheringOutcome = o;
+    gatheringSettings = s;
+    gathered = ctx.alloc().compositeBuffer(1024);
+    if (HttpUtil.is100ContinueExpected(request)) {
+      ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultFullHttpResponse(
+          request.protocolVersion(), io.netty.handler.codec.http.HttpResponseStatus.CONTINUE));
+    }
+  }
+
+  private void gather(ChannelHandlerContext ctx, HttpContent content) {
+    dev.sluice.core.policy.HumanCheck h = gatheringOutcome.humanCheck();
+    if (gathered.readableBytes() + content.content().readableBytes() > h.maxBodyBytes()) {
+      content.release();
+      HttpRequest request = gathering;
+      Outcome o = gatheringOutcome;
+      HttpRateLimitSettings s = gatheringSettings;
+      endGathering();
+      discarding = !(content instanceof LastHttpContent);
+      tooLarge(ctx, request, s, o);
+      return;
+    }
+    gathered.addComponent(true, content.content().retain());
+    boolean last = content instanceof LastHttpContent;
+    content.release();
+    if (!last) {
+      return;
+    }
+    HttpRequest request = gathering;
+    Outcome o = gatheringOutcome;
+    HttpRateLimitSettings s = gatheringSettings;
+    String text = gathered.toString(java.nio.charset.StandardCharsets.UTF_8);
+    verifiedBody = gathered;
+    gathered = null;
+    endGathering();
+    apply(ctx, request, s, admission.verify(o, h.token(text)));
+  }
+
+  private void endGathering() {
+    gathering = null;
+    gatheringOutcome = null;
+    gatheringSettings = null;
+    if (gathered != null) {
+      gathered.release();
+      gathered = null;
+    }
+  }
+
+  /** A gathered body past the human check's cap: 413, and the connection closes. */
+  private void tooLarge(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      Outcome o) {
+    o.cancel();
+    FullHttpResponse response = Responses.json(request,
+        io.netty.handler.codec.http.HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+        "{\"error\":\"payload too large\",\"detail\":\"a human-checked request's body may be at "
+            + "most " + o.humanCheck().maxBodyBytes() + " bytes\"}", s.cors());
+    listener.generated(413);
+    HttpUtil.setKeepAlive(response, false);
+    ReferenceCountUtil.release(request);
+    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Answers a denied request: 403, before any upgrade; never forwarded. */
+  private void deny(ChannelHandlerContext ctx, HttpRequest request, HttpRateLimitSettings s,
+      Outcome o) {
+    releaseVerifiedBody();
+    discarding = !(request instanceof LastHttpContent);
+    boolean html = dev.sluice.core.http.Accept.prefersHtml(
+        request.headers().getAll(io.netty.handler.codec.http.HttpHeaderNames.ACCEPT));
+    FullHttpResponse response = Responses.body(request,
+        io.netty.handler.codec.http.HttpResponseStatus.FORBIDDEN,
+        dev.sluice.core.http.Bodies.denied(o.denial(), html),
+        html ? dev.sluice.core.http.Bodies.HTML : dev.sluice.core.http.Bodies.JSON, s.cors());
+    ReferenceCountUtil.release(request);
+    listener.generated(403);
+    boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request)
+        && !o.kind().equals(RateLimitListener.WS_CONNECT);
+    HttpUtil.setKeepAlive(response, keepAlive);
+    ChannelFuture f = ctx.writeAndFlush(response);
+    if (!keepAlive) {
+      f.addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  private void releaseVerifiedBody() {
+    if (verifiedBody != null) {
+      verifiedBody.release();
+      verifiedBody = null;
     }
   }
 
@@ -194,6 +341,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       Outcome o) {
     Decision decision = o.decision();
     ctx.channel().attr(DECISION).set(decision);
+    releaseVerifiedBody();
     discarding = !(request instanceof LastHttpContent);
     ReferenceCountUtil.release(request);
     if (o.kind().equals(RateLimitListener.WS_CONNECT) && !s.refuseWebSocketBeforeUpgrade()) {
@@ -227,6 +375,23 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
   /** The channel is gone: a waiting request gives its slot back now, not at its due time. */
   private void stop() {
     closed = true;
+    endGathering();
+    releaseVerifiedBody();
+    if (gatheringOutcome != null) {
+      gatheringOutcome.cancel();
+    }
+    if (responding != null) {
+      responding.ended();
+      responding = null;
+    }
+    if (upgraded != null) {
+      upgraded.ended();
+      upgraded = null;
+    }
+    Outcome o;
+    while ((o = owed.poll()) != null) {
+      o.ended();
+    }
     if (timer != null && timer.cancel(false)) {
       waiting.cancel();
       ReferenceCountUtil.release(waitingRequest);
@@ -280,8 +445,22 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       if (p instanceof RateLimitAnswers.Pending limited) {
         addLimitHeaders(response, limited.decision(), limited.settings());
       }
+      Outcome o = owed.poll();
+      if (o != null) {
+        int code = response.status().code();
+        o.responded(code);
+        if (code == 101) {
+          upgraded = o;   // a WebSocket: its leases go back when the connection closes
+        } else {
+          responding = o;
+        }
+      }
     }
     ctx.write(msg, promise);
+    if (msg instanceof LastHttpContent && responding != null) {
+      responding.ended();
+      responding = null;
+    }
   }
 
   private static boolean isInterim(HttpResponse response) {

@@ -19,8 +19,10 @@ public final class HttpRateLimitSettings {
   private final CorsHeaders cors;
   private final boolean refuseWebSocketBeforeUpgrade;
   private final DelayGate delays;
+  private final dev.sluice.core.policy.HumanVerifier verifier;
 
   private HttpRateLimitSettings(Builder b) {
+    this.verifier = b.verifier;
     this.selector = b.selector;
     this.responses = b.responses.build();
     this.cors = CorsHeaders.of(responses.cors());
@@ -47,6 +49,7 @@ public final class HttpRateLimitSettings {
     b.responses = responses.toBuilder();
     b.refuseWebSocketBeforeUpgrade = refuseWebSocketBeforeUpgrade;
     b.delays = delays;
+    b.verifier = verifier;
     return b;
   }
 
@@ -101,6 +104,11 @@ public final class HttpRateLimitSettings {
   }
 
   /** Bounds the requests waiting for their token (rules with a {@code delay}). */
+  /** The verifier of human checks ({@code humanCheck} routes), or null: those are 503s. */
+  public dev.sluice.core.policy.HumanVerifier verifier() {
+    return verifier;
+  }
+
   public DelayGate delays() {
     return delays;
   }
@@ -116,6 +124,7 @@ public final class HttpRateLimitSettings {
     private ResponseSpec.Builder responses = ResponseSpec.newBuilder();
     private boolean refuseWebSocketBeforeUpgrade;
     private DelayGate delays;
+    private dev.sluice.core.policy.HumanVerifier verifier;
 
     private Builder(Function<RequestView, Check> selector) {
       this.selector = selector;
@@ -173,6 +182,12 @@ public final class HttpRateLimitSettings {
      * passing the same one); by default each settings object has its own of
      * {@value DelayGate#DEFAULT_MAX_WAITING}.
      */
+    /** Verifies human checks' tokens; null (the default): a human-checked route is a 503. */
+    public Builder verifier(dev.sluice.core.policy.HumanVerifier verifier) {
+      this.verifier = verifier;
+      return this;
+    }
+
     public Builder delays(DelayGate gate) {
       this.delays = gate;
       return this;

@@ -31,6 +31,9 @@ public final class EffectivePolicy {
     if (!c.policy().allow().isEmpty()) {
       out.put("allow", c.policy().allow().toList());
     }
+    if (!c.policy().deny().isEmpty()) {
+      out.put("deny", c.policy().deny().toList());
+    }
     if (!c.policy().paths().equals(dev.sluice.core.policy.RequestTarget.Rules.defaults())) {
       Map<String, Object> path = new LinkedHashMap<>();
       path.put("parameters", c.policy().paths().parameters().name().toLowerCase(Locale.ROOT));
@@ -43,8 +46,13 @@ public final class EffectivePolicy {
     c.policy().dimensions().forEach((name, source) -> dimensions.put(name, source.toString()));
     out.put("dimensions", dimensions);
     Map<String, Object> rules = new LinkedHashMap<>();
-    c.rules().forEach((name, rule) -> rules.put(name, rule(rule)));
+    c.rules().forEach((name, rule) -> rules.put(name, rule(rule, c.policy().rules().get(name))));
     out.put("rules", rules);
+    if (!c.policy().humanChecks().isEmpty()) {
+      Map<String, Object> checks = new LinkedHashMap<>();
+      c.policy().humanChecks().forEach((name, h) -> checks.put(name, humanCheck(h)));
+      out.put("humanChecks", checks);
+    }
     List<Object> routes = new ArrayList<>();
     c.policy().routes().forEach(route -> routes.add(route(route)));
     out.put("routes", routes);
@@ -162,7 +170,7 @@ public final class EffectivePolicy {
     return m;
   }
 
-  private static Map<String, Object> rule(RuleSettings r) {
+  private static Map<String, Object> rule(RuleSettings r, Rule core) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("key", r.key());
     if (r.offSwitch() != null) {
@@ -172,7 +180,32 @@ public final class EffectivePolicy {
     for (LimitSettings l : r.limits()) {
       limits.add(limit(l));
     }
+    if (core != null && core.cooldown() != null) {
+      Map<String, Object> lm = new LinkedHashMap<>();
+      lm.put("type", "cooldown");
+      lm.put("maxRetries", core.cooldown().maxRetries());
+      lm.put("retryWindow", Durations.format(core.cooldown().retryWindow()));
+      lm.put("cooldown", Durations.format(core.cooldown().cooldown()));
+      lm.put("maxCooldown", Durations.format(core.cooldown().maxCooldown()));
+      limits.add(lm);
+    } else if (core != null && core.concurrency() > 0) {
+      Map<String, Object> lm = new LinkedHashMap<>();
+      lm.put("type", "concurrency");
+      lm.put("max", core.concurrency());
+      lm.put("leaseTtl", Durations.format(core.leaseTtl()));
+      limits.add(lm);
+    }
     m.put("limits", limits);
+    if (core != null && core.countStatus() != null) {
+      if (core.countStatus().skipped() != null) {
+        m.put("skip", core.countStatus().skipped());
+      } else {
+        m.put("countStatus", core.countStatus().statuses());
+      }
+    }
+    if (core != null && core.status() > 0) {
+      m.put("status", core.status());
+    }
     if (!r.ban().isZero()) {
       m.put("ban", Durations.format(r.ban()));
     }
@@ -231,6 +264,9 @@ public final class EffectivePolicy {
     if (r.caseInsensitive()) {
       m.put("caseInsensitive", true);
     }
+    if (r.humanCheck() != null) {
+      m.put("humanCheck", r.humanCheck());
+    }
     m.put("rules", r.rules());
     m.put("exempt", r.exempt());
     m.put("cost", r.cost());
@@ -254,7 +290,66 @@ public final class EffectivePolicy {
     if (r.unavailableJsonTemplate() != null) {
       m.put("unavailableJsonTemplate", r.unavailableJsonTemplate());
     }
+    if (r.status() != dev.sluice.core.http.ResponseSpec.DEFAULT_REFUSAL_STATUS) {
+      m.put("status", r.status());
+    }
     return m;
+  }
+
+  /** A human check as written: its secret's file, never the secret. */
+  private static Map<String, Object> humanCheck(dev.sluice.core.policy.HumanCheck h) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("provider", h.provider().configName());
+    m.put("secretFile", h.secretSource() == null ? "(set in code)" : h.secretSource());
+    m.put("token", lower(h.from()));
+    m.put("field", h.field());
+    if (h.hostname() != null) {
+      m.put("hostname", h.hostname());
+    }
+    if (h.action() != null) {
+      m.put("action", h.action());
+    }
+    m.put("maxAge", Durations.format(h.maxAge()));
+    m.put("deadline", Durations.format(h.deadline()));
+    m.put("onError", lower(h.onError()));
+    if (!Double.isNaN(h.minScore())) {
+      m.put("minScore", h.minScore());
+    }
+    m.put("maxBodyBytes", Durations.formatSize(h.maxBodyBytes()));
+    if (!h.verifyUrl().equals(h.provider().verifyUrl())) {
+      m.put("verifyUrl", h.verifyUrl().toString());
+    }
+    m.put("key", h.limit().key());
+    List<Object> limits = new ArrayList<>();
+    for (dev.sluice.core.Limit l : h.limit().limits()) {
+      limits.add(limit(l));
+    }
+    m.put("limits", limits);
+    return m;
+  }
+
+  /** A core limit in the file's terms (a token bucket as one token per its interval). */
+  private static Map<String, Object> limit(dev.sluice.core.Limit l) {
+    Map<String, Object> lm = new LinkedHashMap<>();
+    lm.put("type", l.kind().configName());
+    lm.put("name", l.name());
+    switch (l.kind()) {
+      case TOKEN_BUCKET -> {
+        lm.put("burst", l.capacity());
+        lm.put("refill", 1);
+        lm.put("period", Durations.format(java.time.Duration.ofNanos(l.periodNanos())));
+      }
+      case SCORE -> {
+        lm.put("maxScore", l.maxScore());
+        lm.put("perAction", l.perAction());
+        lm.put("decay", Durations.format(java.time.Duration.ofNanos(l.periodNanos())));
+      }
+      default -> {
+        lm.put("limit", l.capacity());
+        lm.put("window", Durations.format(java.time.Duration.ofNanos(l.windowNanos())));
+      }
+    }
+    return lm;
   }
 
   private static Map<String, Object> cors(CorsSettings c) {

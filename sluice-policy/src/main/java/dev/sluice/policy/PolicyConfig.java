@@ -61,7 +61,13 @@ public record PolicyConfig(
   public ResponseSpec responses() {
     ResponseSettings r = response == null ? ResponseSettings.defaults() : response;
     CorsSettings c = cors == null ? CorsSettings.disabled() : cors;
-    return ResponseSpec.newBuilder().rateLimitHeaders(r.rateLimitHeaders())
+    ResponseSpec.Builder b = ResponseSpec.newBuilder().refusalStatus(r.status());
+    for (dev.sluice.core.Rule rule : policy.rules().values()) {
+      if (rule.status() > 0) {
+        b.ruleStatus(rule.name(), rule.status());
+      }
+    }
+    return b.rateLimitHeaders(r.rateLimitHeaders())
         .ietfHeaders(r.ietfHeaders()).htmlTemplate(r.htmlTemplate())
         .unavailableStatus(r.unavailableStatus())
         .unavailableHtmlTemplate(r.unavailableHtmlTemplate())

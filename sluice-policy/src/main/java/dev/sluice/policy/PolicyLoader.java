@@ -52,7 +52,8 @@ public final class PolicyLoader {
 
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
       "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation",
-      "domains", "rls", "domain", "descriptors", "allow", "mode", "logging", "path");
+      "domains", "rls", "domain", "descriptors", "allow", "mode", "logging", "path", "deny",
+      "humanChecks");
 
   private PolicyLoader() {}
 
@@ -147,10 +148,15 @@ public final class PolicyLoader {
     Set<String> dimensions = DimensionsSection.read(walk, doc, policy);
     RulesSection.Result rules = RulesSection.read(walk, doc, dimensions);
     rules.rules().forEach(policy::rule);
-    RoutesSection.read(walk, doc, rules.names(), rules.rules(), policy);
+    Set<String> humanChecks = HumanChecksSection.read(walk, doc, dimensions, policy);
+    RoutesSection.read(walk, doc, rules.names(), rules.rules(), policy, humanChecks);
     ResponseSettings response = ResponseSection.read(walk, doc);
     CorsSettings cors = CorsSection.read(walk, doc);
-    WebSocketSettings websocket = WebSocketSection.read(walk, doc, dimensions, rules.names());
+    Set<String> notForMessages = new java.util.HashSet<>();
+    rules.rules().stream().filter(r -> !r.countedOnRequest())
+        .forEach(r -> notForMessages.add(r.name()));
+    WebSocketSettings websocket = WebSocketSection.read(walk, doc, dimensions, rules.names(),
+        notForMessages);
     GatewaySettings gateway = GatewaySection.read(walk, doc);
     StoreSettings store = StoreSection.read(walk, doc);
     ModerationSettings moderation = ModerationSection.parse(walk, doc, websocket.actionField());

@@ -20,7 +20,8 @@ import java.util.List;
 final class ResponseSection {
 
   static final List<String> KEYS = List.of("rateLimitHeaders", "ietfHeaders", "htmlTemplate",
-      "unavailableStatus", "unavailableHtmlTemplate", "jsonTemplate", "unavailableJsonTemplate");
+      "unavailableStatus", "unavailableHtmlTemplate", "jsonTemplate", "unavailableJsonTemplate",
+      "status");
 
   private static final String JSON_EXPECTED = "a JSON object with placeholders like "
       + "{{retryAfter}} written bare, e.g. '{\"error\":\"slow down\",\"retryAfter\":{{retryAfter}}}'";
@@ -58,8 +59,10 @@ final class ResponseSection {
       ResponseSpec.newBuilder().unavailableJsonTemplate(text);
       return text;
     }, null);
+    long status = o.get("status", "an HTTP status 400..599 for a limit's refusals (429 unless "
+        + "set; nginx's limit_req_status)", Values.wholeNumber(400, 599), (long) d.status());
     return new ResponseSettings(rl, ietf, template, unavailable, unavailableTemplate,
-        templatePath, unavailablePath, json, unavailableJson);
+        templatePath, unavailablePath, json, unavailableJson, (int) status);
   }
 
   /** The contents of the HTML file at {@code key}, relative to the policy file; null if none. */

@@ -18,10 +18,26 @@ import dev.sluice.core.http.ResponseSpec;
  * @param jsonTemplate the 429's JSON body with {@code {{retryAfter}}}-style placeholders, or null
  *     for the built-in body
  * @param unavailableJsonTemplate the JSON body of that store-outage refusal, or null
+ * @param status the status of a limit's refusal, 400..599 (default 429; a rule's {@code status}
+ *     wins), nginx's {@code limit_req_status}
  */
 public record ResponseSettings(boolean rateLimitHeaders, boolean ietfHeaders, String htmlTemplate,
     int unavailableStatus, String unavailableHtmlTemplate, String htmlTemplatePath,
-    String unavailableHtmlTemplatePath, String jsonTemplate, String unavailableJsonTemplate) {
+    String unavailableHtmlTemplatePath, String jsonTemplate, String unavailableJsonTemplate,
+    int status) {
+
+  public ResponseSettings {
+    status = status == 0 ? ResponseSpec.DEFAULT_REFUSAL_STATUS : status;
+  }
+
+  /** Settings whose refusals are 429s. */
+  public ResponseSettings(boolean rateLimitHeaders, boolean ietfHeaders, String htmlTemplate,
+      int unavailableStatus, String unavailableHtmlTemplate, String htmlTemplatePath,
+      String unavailableHtmlTemplatePath, String jsonTemplate, String unavailableJsonTemplate) {
+    this(rateLimitHeaders, ietfHeaders, htmlTemplate, unavailableStatus, unavailableHtmlTemplate,
+        htmlTemplatePath, unavailableHtmlTemplatePath, jsonTemplate, unavailableJsonTemplate,
+        ResponseSpec.DEFAULT_REFUSAL_STATUS);
+  }
 
   /** Settings with the built-in JSON bodies. */
   public ResponseSettings(boolean rateLimitHeaders, boolean ietfHeaders, String htmlTemplate,

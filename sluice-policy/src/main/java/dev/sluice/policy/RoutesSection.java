@@ -30,23 +30,31 @@ final class RoutesSection {
 
   static final List<String> KEYS =
       List.of("name", "methods", "paths", "websocket", "rules", "exempt", "cost", "hosts",
-          "headers", "from", "caseInsensitive");
+          "headers", "from", "caseInsensitive", "humanCheck");
 
   private record RouteCost(String path, Node node, long cost, List<String> rules) {}
 
   private final Walk walk;
   private final Set<String> ruleNames;
+  private final Set<String> humanChecks;
   private final List<RouteCost> costs = new ArrayList<>();
 
-  private RoutesSection(Walk walk, Set<String> ruleNames) {
+  private RoutesSection(Walk walk, Set<String> ruleNames, Set<String> humanChecks) {
     this.walk = walk;
     this.ruleNames = ruleNames;
+    this.humanChecks = humanChecks;
   }
 
   /** Adds the routes and global rules to {@code policy}, checking route costs. */
   static void read(Walk walk, Mapping doc, Set<String> ruleNames, List<Rule> rules,
       Policy.Builder policy) {
-    RoutesSection s = new RoutesSection(walk, ruleNames);
+    read(walk, doc, ruleNames, rules, policy, Set.of());
+  }
+
+  /** The same, with the names of the {@code humanChecks:} section routes may name. */
+  static void read(Walk walk, Mapping doc, Set<String> ruleNames, List<Rule> rules,
+      Policy.Builder policy, Set<String> humanChecks) {
+    RoutesSection s = new RoutesSection(walk, ruleNames, humanChecks);
     s.routes(doc, policy);
     List<String> global = s.global(doc, policy);
     s.checkCosts(rules, global);
@@ -108,6 +116,17 @@ final class RoutesSection {
               "a rule defined under rules:, one of " + ruleNames);
         }
       }
+      String humanCheck = r.get("humanCheck", "a human check under humanChecks:, one of "
+          + HumanChecksSection.list(humanChecks), CORE_NAME, null);
+      if (humanCheck != null && !humanChecks.contains(humanCheck)) {
+        walk.error(r.node("humanCheck"), r.path("humanCheck"), quote(humanCheck),
+            "a human check under humanChecks:, one of " + HumanChecksSection.list(humanChecks));
+      }
+      if (exempt && humanCheck != null) {
+        walk.error(r.node("humanCheck"), r.path("humanCheck"), quote(humanCheck),
+            "no human check on an exempt route (exempt requests are never checked)");
+      }
+      b.humanCheck(humanCheck);
       if (exempt && !rules.isEmpty()) {
         walk.error(rulesNode, r.path("rules"), rules.toString(),
             "no rules on an exempt route (exempt requests are never limited)");

@@ -12,6 +12,7 @@ import static dev.sluice.policy.Values.wholeNumber;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.Rule;
+import dev.sluice.core.StatusSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,14 +37,22 @@ final class RulesSection {
 
   static final List<String> KEYS =
       List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch",
-          "delay", "delayQueue");
+          "delay", "delayQueue", "countStatus", "skip", "status");
   static final Map<String, List<String>> LIMIT_KEYS = Map.of(
       "token-bucket", List.of("type", "name", "burst", "refill", "period"),
       "fixed-window", List.of("type", "name", "limit", "window"),
       "sliding-window", List.of("type", "name", "limit", "window"),
       "sliding-log", List.of("type", "name", "limit", "window"),
       "score", List.of("type", "name", "maxScore", "perAction", "decay"));
+  /** Limits that are a rule of their own kind: alone in their rule, not in descriptors. */
+  static final Map<String, List<String>> RULE_KINDS = Map.of(
+      "cooldown", List.of("type", "name", "maxRetries", "retryWindow", "cooldown",
+          "maxCooldown"),
+      "concurrency", List.of("type", "name", "max", "leaseTtl"));
   private static final List<String> TYPES = new ArrayList<>(new TreeSet<>(LIMIT_KEYS.keySet()));
+  private static final List<String> RULE_TYPES = new ArrayList<>(new TreeSet<>(
+      java.util.stream.Stream.concat(LIMIT_KEYS.keySet().stream(), RULE_KINDS.keySet().stream())
+          .toList()));
 
   /** The rules that built, and every name the section declares (for references). */
   record Result(Map<String, RuleSettings> settings, List<Rule> rules, Set<String> names) {}
@@ -132,6 +141,7 @@ final class RulesSection {
         walk.quiet.add(offSwitch);
       }
     }
+    cooldownRule = false;
     List<LimitSettings> limits = limits(name, r, b);
     Duration ban = r.get("ban", Durations.EXPECTED, DURATION, Duration.ZERO);
     try {
@@ -164,8 +174,50 @@ final class RulesSection {
       walk.error(r.node("delayQueue"), r.path("delayQueue"), Long.toString(queue),
           "no delayQueue without a delay (set delay: too, like 500ms)");
     }
+    StatusSet counted = counted(r, cooldownRule);
+    if (counted != null) {
+      b.countStatus(counted);
+    }
+    long status = r.get("status", "an HTTP status 400..599 for this rule's refusals, like 403",
+        wholeNumber(400, 599), 0L);
+    b.status((int) status);
     return keyOk ? new RuleSettings(key, limits, ban, m, o, shared, offSwitch, delay,
         (int) queue) : null;
+  }
+
+  /** Set by {@link #limits} when the rule is a cooldown: its statuses default to failures. */
+  private boolean cooldownRule;
+
+  /**
+   * {@code countStatus: [401, 403]} or {@code skip: success|failure}: the statuses the rule
+   * counts on responses, or null for a rule counted on requests.
+   */
+  private StatusSet counted(Mapping r, boolean cooldown) {
+    int before = walk.errors.size();
+    List<Long> statuses = r.list("countStatus", "HTTP statuses like [401, 403, 404]",
+        wholeNumber(100, 599), null);
+    if (walk.errors.size() > before) {
+      return null;
+    }
+    String skip = r.get("skip", "success (count failed responses, 400..599) or failure (count "
+        + "successful ones, 100..399)", oneOf(List.of("success", "failure")), null);
+    if (statuses != null && skip != null) {
+      walk.error(r.node("skip"), r.path("skip"), quote(skip),
+          "countStatus or skip, not both (they say the same thing two ways)");
+      return null;
+    }
+    if (statuses != null) {
+      if (statuses.isEmpty()) {
+        walk.error(r.node("countStatus"), r.path("countStatus"), "[]",
+            "at least one status like 401");
+        return null;
+      }
+      return StatusSet.of(statuses.stream().map(Long::intValue).toList());
+    }
+    if (skip != null) {
+      return skip.equals("success") ? StatusSet.failures() : StatusSet.successes();
+    }
+    return cooldown ? StatusSet.failures() : null;
   }
 
   private static String lower(Enum<?> e) {
@@ -177,7 +229,7 @@ final class RulesSection {
     Node limitsNode = r.node("limits");
     if (limitsNode == null) {
       walk.error(r.node, r.path("limits"), "missing", "a list of limits, each with a type: "
-          + String.join(", ", TYPES));
+          + String.join(", ", RULE_TYPES));
       return out;
     }
     if (!(limitsNode instanceof SequenceNode seq)) {
@@ -190,6 +242,17 @@ final class RulesSection {
     int i = 0;
     int count = seq.getValue().size();
     for (Node ln : seq.getValue()) {
+      String kind = kindOf(ln);
+      if (kind != null) {
+        String path = r.path("limits") + "[" + i++ + "]";
+        if (count > 1) {
+          walk.error(ln, path, kind, "a " + kind + " alone in the rule's limits (make another "
+              + "rule for the other limits; a route can apply both)");
+          continue;
+        }
+        ruleKind(ln, path, kind, b);
+        continue;
+      }
       LimitSettings limit = limit(ln, r.path("limits") + "[" + i++ + "]", rule, count);
       if (limit != null) {
         try {
@@ -201,6 +264,55 @@ final class RulesSection {
       }
     }
     return out;
+  }
+
+  /** The type of a cooldown or concurrency limit node, else null. */
+  private static String kindOf(Node node) {
+    if (node instanceof MappingNode m) {
+      for (NodeTuple t : m.getValue()) {
+        if (t.getKeyNode() instanceof ScalarNode k && k.getValue().equals("type")
+            && t.getValueNode() instanceof ScalarNode v && RULE_KINDS.containsKey(v.getValue())) {
+          return v.getValue();
+        }
+      }
+    }
+    return null;
+  }
+
+  /** A cooldown or a concurrency cap: the rule becomes that kind (core checks the rest). */
+  private void ruleKind(Node node, String path, String kind, Rule.Builder b) {
+    Mapping l = Mapping.of(walk, node, path, RULE_KINDS.get(kind), "a mapping");
+    if (l == null) {
+      return;
+    }
+    l.get("name", "1..128 printable ASCII characters", CORE_NAME, kind);
+    int before = walk.errors.size();
+    try {
+      if (kind.equals("cooldown")) {
+        cooldownRule = true;
+        Long retries = l.get("maxRetries", "a whole number > 0 (failures that lock the key)",
+            wholeNumber(1, Integer.MAX_VALUE), 8L);
+        Duration window = l.get("retryWindow", Durations.EXPECTED, POSITIVE_DURATION,
+            Duration.ofMinutes(5));
+        Duration first = l.get("cooldown", Durations.EXPECTED, POSITIVE_DURATION,
+            Duration.ofMinutes(1));
+        Duration max = l.get("maxCooldown", Durations.EXPECTED, POSITIVE_DURATION,
+            Duration.ofHours(1));
+        if (walk.errors.size() == before) {
+          b.cooldown(retries.intValue(), window, first, max);
+        }
+      } else {
+        Long max = l.required("max", "a whole number > 0 (requests in flight per key)",
+            wholeNumber(1, Integer.MAX_VALUE));
+        Duration ttl = l.get("leaseTtl", Durations.EXPECTED, POSITIVE_DURATION,
+            Rule.DEFAULT_LEASE_TTL);
+        if (walk.errors.size() == before) {
+          b.concurrency(max.intValue(), ttl);
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      walk.coreError(node, path, e, l);
+    }
   }
 
   /** One limit as the rules section reads it, for other sections with limits. */
@@ -221,11 +333,13 @@ final class RulesSection {
       }
     }
     if (typeNode == null) {
-      walk.error(node, path + ".type", "missing", "one of " + String.join(", ", TYPES));
+      walk.error(node, path + ".type", "missing", "one of " + String.join(", ",
+          dimensions.isEmpty() ? TYPES : RULE_TYPES));
       return null;
     }
-    String type = walk.scalar(typeNode, path + ".type", "one of " + String.join(", ", TYPES),
-        oneOf(TYPES));
+    String type = walk.scalar(typeNode, path + ".type", "one of " + String.join(", ",
+        dimensions.isEmpty() ? TYPES : RULE_TYPES), oneOf(dimensions.isEmpty() ? TYPES
+        : RULE_TYPES));
     if (type == null) {
       return null;
     }

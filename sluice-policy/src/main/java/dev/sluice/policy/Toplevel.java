@@ -10,6 +10,7 @@ import java.util.Locale;
 
 /**
  * The top-level switches of a policy: {@code allow:}, client networks that are never limited;
+ * {@code deny:}, client networks answered 403 and never forwarded (checked first);
  * {@code mode:}, where {@code shadow} runs every enforcing rule as a shadow rule (a dry run for a
  * first deployment; {@code sluice serve --dry-run} does the same); and {@code path:}, how request
  * paths are read ({@link RequestTarget}: path parameters, encoded slashes), for every adapter.
@@ -23,6 +24,7 @@ final class Toplevel {
   static void read(Walk walk, Mapping doc, Policy.Builder policy) {
     List<String> allow = doc.list("allow", NETWORK, Toplevel::network, List.of());
     policy.allow(allow);
+    policy.deny(doc.list("deny", NETWORK, Toplevel::network, List.of()));
     String mode = doc.get("mode", "enforce (rules as written) or shadow (every rule a dry run)",
         oneOf(List.of("enforce", "shadow")), "enforce");
     policy.dryRun(mode.equals("shadow"));

@@ -31,6 +31,12 @@ final class WebSocketSection {
 
   static WebSocketSettings read(Walk walk, Mapping doc, Set<String> dimensions,
       Set<String> ruleNames) {
+    return read(walk, doc, dimensions, ruleNames, Set.of());
+  }
+
+  /** {@code notForMessages}: rules counted on responses or in flight, which no message applies. */
+  static WebSocketSettings read(Walk walk, Mapping doc, Set<String> dimensions,
+      Set<String> ruleNames, Set<String> notForMessages) {
     WebSocketSettings d = WebSocketSettings.defaults();
     Mapping o = doc.section("websocket", KEYS, "a mapping");
     if (o == null) {
@@ -58,7 +64,7 @@ final class WebSocketSection {
     long perSecond = o.get("floodPerSecond", "a whole number > 0",
         wholeNumber(1, Integer.MAX_VALUE), d.floodPerSecond());
     String field = o.get("actionField", "a JSON field name like type", NAME, d.actionField());
-    Map<String, String> actions = actionRules(walk, o, field, ruleNames);
+    Map<String, String> actions = actionRules(walk, o, field, ruleNames, notForMessages);
     int strikes = o.get("strikes", "0..1000 (0: never close)", integer(0, 1000), d.strikes());
     Duration strikeWindow = o.get("strikeWindow", Durations.EXPECTED, POSITIVE_DURATION,
         d.strikeWindow());
@@ -71,7 +77,7 @@ final class WebSocketSection {
 
   /** Action name to rule name, in file order; {@code "*"} for every other action. */
   private static Map<String, String> actionRules(Walk walk, Mapping o, String field,
-      Set<String> ruleNames) {
+      Set<String> ruleNames, Set<String> notForMessages) {
     Map<String, String> actions = new LinkedHashMap<>();
     Node an = o.node("actionRules");
     if (an == null) {
@@ -89,6 +95,10 @@ final class WebSocketSection {
         if (!ruleNames.contains(rule)) {
           walk.error(e.getValue().getValueNode(), a.path(e.getKey()), quote(rule),
               "a rule defined under rules:, one of " + ruleNames);
+        } else if (notForMessages.contains(rule)) {
+          walk.error(e.getValue().getValueNode(), a.path(e.getKey()), quote(rule),
+              "a rule counted when a message comes (this one counts responses, or requests in "
+                  + "flight: only routes apply it)");
         }
         actions.put(e.getKey(), rule);
       }

@@ -203,7 +203,7 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL.replace("    limits:", "    limts: []\n    limits:")))
         .containsExactly("p.yaml:3: rules.analysis.limts : unknown key (expected: did you mean "
             + "'limits'? one of key, limits, ban, mode, onStoreError, sharedBucket, offSwitch, "
-            + "delay, delayQueue)");
+            + "delay, delayQueue, countStatus, skip, status)");
   }
 
   @Test
@@ -211,7 +211,8 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL + "rule: {}\n")).containsExactly(
         "p.yaml:12: rule : unknown key (expected: did you mean 'rules'? one of version, trust, "
             + "dimensions, rules, routes, global, response, cors, websocket, gateway, store, "
-            + "moderation, domains, rls, domain, descriptors, allow, mode, logging, path)");
+            + "moderation, domains, rls, domain, descriptors, allow, mode, logging, path, deny, "
+            + "humanChecks)");
   }
 
   @Test
@@ -263,12 +264,13 @@ class PolicyLoaderTest {
     assertThat(errors(yaml)).containsExactly(
         "p.yaml:4: rules.a.limits[0].window : missing (expected: a duration like 500ms, 60s, "
             + "1.5s, 10m, 1h or 1d)",
-        "p.yaml:6: rules.a.limits[1].type : \"leaky-bucket\" (expected: one of fixed-window, "
-            + "score, sliding-log, sliding-window, token-bucket)",
-        "p.yaml:7: rules.a.limits[2].type : missing (expected: one of fixed-window, score, "
-            + "sliding-log, sliding-window, token-bucket)",
+        "p.yaml:6: rules.a.limits[1].type : \"leaky-bucket\" (expected: one of concurrency, "
+            + "cooldown, fixed-window, score, sliding-log, sliding-window, token-bucket)",
+        "p.yaml:7: rules.a.limits[2].type : missing (expected: one of concurrency, cooldown, "
+            + "fixed-window, score, sliding-log, sliding-window, token-bucket)",
         "p.yaml:8: rules.b.limits : missing (expected: a list of limits, each with a type: "
-            + "fixed-window, score, sliding-log, sliding-window, token-bucket)");
+            + "concurrency, cooldown, fixed-window, score, sliding-log, sliding-window, "
+            + "token-bucket)");
   }
 
   @Test

@@ -128,6 +128,16 @@ final class FallbackStore implements Store {
   }
 
   @Override
+  public CompletionStage<KeyState> peekAsync(Rule rule, dev.sluice.core.Identity identity) {
+    return primary.peekAsync(rule, identity);
+  }
+
+  @Override
+  public CompletionStage<Boolean> banAsync(Rule rule, String key, java.time.Duration length) {
+    return primary.banAsync(rule, key, length);
+  }
+
+  @Override
   public CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
     return primary.unbanAsync(rule, key);
   }

@@ -215,6 +215,16 @@ final class LettuceStore implements Store {
   }
 
   @Override
+  public CompletionStage<KeyState> peekAsync(Rule rule, dev.sluice.core.Identity identity) {
+    return guarded(() -> admin.state(rule, identity));
+  }
+
+  @Override
+  public CompletionStage<Boolean> banAsync(Rule rule, String key, java.time.Duration length) {
+    return guarded(() -> forgetting(rule, key, admin.ban(rule, key, length)));
+  }
+
+  @Override
   public CompletionStage<Boolean> unbanAsync(Rule rule, String key) {
     return guarded(() -> forgetting(rule, key, admin.unban(rule, key)));
   }

@@ -125,9 +125,18 @@ final class RedisAdmin {
     return peek(rule, key).thenApply(Peeked::state);
   }
 
+  /** The state of {@code identity}'s key: no round trip through its text (a long value's digest). */
+  CompletableFuture<KeyState> state(Rule rule, dev.sluice.core.Identity identity) {
+    return peek(rule, rule.keyText(identity), new Call(rule, rule.keyFor(identity), true))
+        .thenApply(Peeked::state);
+  }
+
   /** peek on the key: its state, without changing it. Throws on a bad key text. */
   private CompletableFuture<Peeked> peek(Rule rule, String key) {
-    Call call = new Call(rule, key);
+    return peek(rule, key, new Call(rule, key));
+  }
+
+  private CompletableFuture<Peeked> peek(Rule rule, String key, Call call) {
     return calls.<List<Object>>call("peek", false, (c, lane) -> calls.run(c, Scripts.PEEK,
         ScriptOutputType.MULTI, call.keys, call.args(clock.get()))).thenApply(r -> {
           long now = (Long) r.get(0);
@@ -149,6 +158,28 @@ final class RedisAdmin {
         call.keys, call.args(clock.get()))).thenApply(n -> n == 1);
   }
 
+  /** Bans the key for {@code length} from Redis's now (admin.lua's ban); its limits stay. */
+  CompletableFuture<Boolean> ban(Rule rule, String key, Duration length) {
+    if (rule.ban().isZero()) {
+      return CompletableFuture.failedFuture(new dev.sluice.core.InvalidValueException("rule",
+          "'" + rule.name() + "' has no ban", "a rule with a ban: (its state keeps a ban's expiry)"));
+    }
+    Call call = new Call(rule, key);
+    String[] a = call.args(clock.get());
+    String[] withLength = new String[a.length + 1];
+    withLength[0] = a[0];
+    withLength[1] = Long.toString(RuleCodec.micros(length.toNanos()));
+    System.arraycopy(a, 1, withLength, 2, a.length - 1);
+    return calls.<Long>call("ban", false, (c, lane) -> calls.run(c, Scripts.BAN,
+        ScriptOutputType.INTEGER, call.keys, withLength)).thenApply(n -> {
+          String core = rule.keyFor(rule.identityOf(key));
+          String[] k = {refusedSet(core)};
+          String[] note = {clock.get(), key, KEEP_ARG, TTL_MS};
+          calls.send(c -> calls.run(c, Scripts.NOTE, ScriptOutputType.INTEGER, k, note));
+          return n == 1;
+        });
+  }
+
   CompletableFuture<Boolean> reset(Rule rule, String key) {
     Call call = new Call(rule, key);
     return calls.call("reset", false, (c, lane) -> c.cmd().del(call.keys).toCompletableFuture())
@@ -165,7 +196,12 @@ final class RedisAdmin {
     final String[] ruleArgs;
 
     Call(Rule rule, String key) {
-      String ruleKey = RedisAdmin.this.keys.rule(rule.keyFor(rule.identityOf(key)));
+      this(rule, rule.keyFor(rule.identityOf(key)), true);
+    }
+
+    /** The call of the store key {@code coreKey} (the rule's name and the escaped values). */
+    Call(Rule rule, String coreKey, boolean core) {
+      String ruleKey = RedisAdmin.this.keys.rule(coreKey);
       RuleCodec.Encoded e = codec.encode(rule);
       keys = new String[1 + e.logs()];
       keys[0] = ruleKey;

@@ -40,13 +40,14 @@ final class Scripts {
   static final Script PEEK = script("peek", "common.lua", "limits.lua", "admin.lua");
   static final Script UNBAN = script("unban", "common.lua", "limits.lua", "admin.lua");
   static final Script NOTE = script("note", "common.lua", "limits.lua", "admin.lua");
+  static final Script BAN = script("ban", "common.lua", "limits.lua", "admin.lua");
 
   /** The library's name in {@code FUNCTION LIST}. */
   static final String LIBRARY_NAME = "sluice_" + CODE_DIGEST;
 
   /** The text for {@code FUNCTION LOAD}. */
   static final String LIBRARY = library(EVALUATE, REFUND, BUCKET, BUCKETS, COOLDOWN,
-      LEASES, PEEK, UNBAN, NOTE);
+      LEASES, PEEK, UNBAN, NOTE, BAN);
 
   private Scripts() {}
 

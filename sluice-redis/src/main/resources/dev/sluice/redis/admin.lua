@@ -33,6 +33,17 @@ local function unban(KEYS, ARGV)
   return 1
 end
 
+-- ban: as peek, with ARGV[2] the ban's length in microseconds and the rule from ARGV[3]. Sets
+-- the rule's ban to end that long after now (an operator's ban), leaving its limits; 1.
+local function ban(KEYS, ARGV)
+  local now = clock(ARGV[1])
+  local r = parse_rules(KEYS, ARGV, 3, 1)[1]
+  load(r, now)
+  r.banUntil = now + tonumber(ARGV[2])
+  save(r, now)
+  return 1
+end
+
 -- note: KEYS[1] a rule's sorted set of refused keys; ARGV[1] pinned now, ARGV[2] the key text,
 -- ARGV[3] how many to keep, ARGV[4] its TTL in ms. Adds or moves the key to now, drops the
 -- oldest past the bound.

@@ -172,6 +172,11 @@ public final class CheckApi {
           + " (expected: one of " + new java.util.TreeSet<>(snapshot.policy().rules().keySet())
           + ")");
     }
+    if (rule.limits().isEmpty()) {
+      throw new CheckRequest.Invalid("rule : " + quote(rule.name()) + " (expected: a rule with "
+          + "limits; a cooldown or concurrency rule is counted by the gateway on its requests' "
+          + "answers)");
+    }
     Identity id = Identity.empty();
     Object key = m.get("key");
     if (key != null && !(key instanceof Map)) {

@@ -102,25 +102,28 @@ final class AdminCommand {
   private static HttpRequest request(List<String> words, String limit, InetSocketAddress admin,
       String token, String actor, boolean keepState) throws Main.UsageException {
     if (words.isEmpty()) {
-      throw new Main.UsageException("a command is needed: bans, refused, show, unban or reset");
+      throw new Main.UsageException("a command is needed: bans, refused, show, ban, unban or "
+          + "reset");
     }
     String command = words.get(0);
     int arity = switch (command) {
       case "bans" -> words.size() <= 2 ? words.size() - 1 : -1;
       case "refused" -> 1;
       case "show", "unban", "reset" -> 2;
+      case "ban" -> 3;
       default -> throw new Main.UsageException("unknown command '" + command
-          + "' (expected: bans, refused, show, unban or reset)");
+          + "' (expected: bans, refused, show, ban, unban or reset)");
     };
     if (arity < 0 || words.size() - 1 != arity) {
       throw new Main.UsageException(command + ": expected " + switch (command) {
         case "bans" -> "at most a RULE";
         case "refused" -> "a RULE";
+        case "ban" -> "a RULE, a KEY and a DURATION like 10m";
         default -> "a RULE and a KEY";
       } + ", got " + (words.size() - 1) + " argument(s)");
     }
     if (limit != null && (command.equals("show") || command.equals("unban")
-        || command.equals("reset"))) {
+        || command.equals("reset") || command.equals("ban"))) {
       throw new Main.UsageException("--limit applies to bans and refused only");
     }
     String query = limit == null ? "" : "limit=" + segment(limit);
@@ -135,6 +138,11 @@ final class AdminCommand {
         path = "/v1/bans/" + segment(words.get(1)) + "/" + segment(words.get(2))
             + (keepState ? "?keepState" : "");
         method = "DELETE";
+      }
+      case "ban" -> {
+        path = "/v1/bans/" + segment(words.get(1)) + "/" + segment(words.get(2)) + "?duration="
+            + segment(words.get(3));
+        method = "POST";
       }
       default -> {
         path = "/v1/keys/" + segment(words.get(1)) + "/" + segment(words.get(2)) + "/reset";

@@ -18,6 +18,8 @@ final class AdminTables {
       case "refused" -> listing(list(body.get("refused")), false,
           "no key of " + body.get("rule") + " is refusing now");
       case "show" -> show(body);
+      case "ban" -> "banned " + body.get("key") + " under " + body.get("rule") + " for "
+          + duration(number(body.get("banLeftMs"))) + "\n";
       case "unban" -> "lifted the ban of " + body.get("key") + " under " + body.get("rule")
           + (Boolean.TRUE.equals(body.get("stateReset")) ? " and reset its state"
               : " (state kept)") + "\n";

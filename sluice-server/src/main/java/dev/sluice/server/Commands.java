@@ -117,9 +117,11 @@ final class Commands {
       List.of("Texts that start with -- follow a lone --: sluice moderate -- --admin--"));
 
   static final Command ADMIN = new Command("admin",
-      "bans [RULE] | refused RULE | show RULE KEY | unban RULE KEY | reset RULE KEY",
+      "bans [RULE] | refused RULE | show RULE KEY | ban RULE KEY DURATION | unban RULE KEY | "
+          + "reset RULE KEY",
       List.of("ask a running server's admin listener: list bans or a rule's refused keys,",
-          "show a key, lift a ban, reset a key; exit 0 done, 1 not found, 2 usage or input",
+          "show a key, ban a key by hand, lift a ban, reset a key; exit 0 done, 1 not found,",
+          "2 usage or input",
           "refused, 3 server or store unreachable"),
       List.of(
           new Flag("--admin", "HOST:PORT", "the server's admin listener (default 127.0.0.1:9090;"
@@ -138,6 +140,9 @@ final class Commands {
           "  refused RULE         keys of RULE refusing now, most recently refused first",
           "  show RULE KEY        a key's state: ban, and per limit what is left and when it is "
               + "full",
+          "  ban RULE KEY DURATION  ban a key for DURATION (like 10m or 1h) by hand; RULE must "
+              + "have",
+          "                       a ban:, and the key's limits stay as they are",
           "  unban RULE KEY       lift a key's ban and reset its state (--keep-state: the "
               + "limits",
           "                       stay as spent, so the next refusal may ban it again)",

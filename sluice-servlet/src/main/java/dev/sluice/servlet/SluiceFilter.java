@@ -161,7 +161,14 @@ public final class SluiceFilter implements Filter {
       Outcome o) throws IOException, ServletException {
     request.setAttribute(DECISION, o.decision());
     if (answer(request, response, o)) {
-      chain.doFilter(request, response);
+      try {
+        chain.doFilter(request, response);
+      } finally {
+        // Rules counted on responses read the status the application set; concurrency leases
+        // go back when the chain returns (for an asynchronous application: when it hands off).
+        o.responded(response.getStatus());
+        o.ended();
+      }
     }
   }
 
@@ -173,6 +180,22 @@ public final class SluiceFilter implements Filter {
       throws IOException {
     ResponseSpec spec = o.responses();
     Decision d = o.decision();
+    if (o.action() == Admission.Action.DENY) {
+      boolean html = Accept.prefersHtml(
+          java.util.Collections.list(request.getHeaders("Accept")));
+      byte[] body = Bodies.denied(o.denial(), html).getBytes(StandardCharsets.UTF_8);
+      response.resetBuffer();
+      response.setStatus(ResponseSpec.DENIED_STATUS);
+      response.setContentType(html ? Bodies.HTML : Bodies.JSON);
+      response.setHeader("Cache-Control", "no-store");
+      spec.cors().apply(request.getHeader("Origin"), request.getMethod(),
+          new ServletHeaders(response));
+      response.setContentLength(body.length);
+      response.getOutputStream().write(body);
+      response.flushBuffer();
+      listener.generated(ResponseSpec.DENIED_STATUS);
+      return false;
+    }
     if (o.forward() || d == null) {
       if (o.limitHeaders()) {
         spec.limitHeaders(d, new ServletHeaders(response));

@@ -51,6 +51,9 @@ abstract class FilterContract {
     protected void service(HttpServletRequest req, HttpServletResponse resp)
         throws java.io.IOException {
       Decision d = (Decision) req.getAttribute(SluiceFilter.DECISION);
+      if (req.getRequestURI().startsWith("/fail")) {
+        resp.setStatus(401);   // for rules counted on responses
+      }
       resp.setContentType("text/plain");
       resp.getWriter().write("ok " + (d == null ? "-" : d.rule()) + " "
           + (req.getUserPrincipal() == null ? "-" : req.getUserPrincipal().getName()));
@@ -89,6 +92,37 @@ abstract class FilterContract {
       b.header(headers[i], headers[i + 1]);
     }
     return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void escalation_denyList_countedStatuses_leases_andHumanChecksFailClosed() throws Exception {
+    Files.writeString(dir.resolve("secret.key"), "s3cret");
+    PolicyConfig c = PolicyLoader.parse(String.join("\n",
+        "trust: {hops: 1}",
+        "deny: [203.0.113.0/24]",
+        "humanChecks: {turnstile: {secretFile: secret.key}}",
+        "rules:",
+        "  failed: {countStatus: [401], limits: [{type: fixed-window, limit: 2, window: 1h}]}",
+        "  conn: {limits: [{type: concurrency, max: 1}]}",
+        "routes:",
+        "  - {paths: [/signin], humanCheck: turnstile}",
+        "  - {paths: ['/fail/**', '/ok/**'], rules: [failed, conn]}",
+        ""), dir.resolve("p.yaml").toString(), dir.resolve("p.yaml"), Map.of()).config();
+    int port = serve(c, Store.memory(() -> 0L, 100));
+    HttpResponse<String> denied = get(port, "/ok/x", "X-Forwarded-For", "203.0.113.4");
+    assertThat(denied.statusCode()).isEqualTo(403);
+    assertThat(denied.body()).isEqualTo("{\"error\":\"forbidden\",\"reason\":\"deny list\"}");
+    // Each request holds the cap of one while it runs and gives it back when the chain returns.
+    for (int i = 0; i < 3; i++) {
+      assertThat(get(port, "/ok/x").statusCode()).isEqualTo(200);
+    }
+    assertThat(get(port, "/fail/1").statusCode()).isEqualTo(401);
+    assertThat(get(port, "/fail/2").statusCode()).isEqualTo(401);
+    HttpResponse<String> refused = get(port, "/ok/x");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.body()).contains("\"rule\":\"failed\"");
+    // No verifier in the filter: a human-checked route is never passed on unverified.
+    assertThat(get(port, "/signin").statusCode()).isEqualTo(503);
   }
 
   @Test

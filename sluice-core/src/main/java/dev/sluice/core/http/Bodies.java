@@ -29,6 +29,16 @@ public final class Bodies {
 
   private Bodies() {}
 
+  /** The 403 of a denial: {@code {"error":"forbidden","reason":"deny list"}}, or a page. */
+  public static String denied(String reason, boolean html) {
+    if (html) {
+      return errorHtml(403, "Forbidden", "This request was not processed: " + reason + ".");
+    }
+    StringBuilder sb = new StringBuilder(64).append("{\"error\":\"forbidden\",\"reason\":");
+    Json.quote(sb, reason == null ? "forbidden" : reason);
+    return sb.append('}').toString();
+  }
+
   /** The 429 body of {@code d}: {@code {"error":"too many requests","retryAfter":2,...}}. */
   public static String refusalJson(Decision d) {
     StringBuilder sb = new StringBuilder(128).append("{\"error\":\"too many requests\",\"retryAfter\":")

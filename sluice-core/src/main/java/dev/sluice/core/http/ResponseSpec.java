@@ -20,6 +20,10 @@ import dev.sluice.core.InvalidValueException;
 public final class ResponseSpec {
 
   public static final int DEFAULT_UNAVAILABLE_STATUS = 503;
+  /** nginx's {@code limit_req_status} default is 503; ours is 429, which says what happened. */
+  public static final int DEFAULT_REFUSAL_STATUS = 429;
+  /** A denied request (the deny list, a failed human check). */
+  public static final int DENIED_STATUS = 403;
   /** Templates above this size are refused: a page is read into memory for every refusal. */
   static final int MAX_TEMPLATE_CHARS = 1 << 20;
 
@@ -34,8 +38,13 @@ public final class ResponseSpec {
   private final String unavailableJsonTemplate;
   private final Cors cors;
   private final boolean limitPreflights;
+  private final int refusalStatus;
+  /** Rules whose refusals have a status of their own ({@code rules.X.status}). */
+  private final java.util.Map<String, Integer> ruleStatuses;
 
   private ResponseSpec(Builder b) {
+    this.refusalStatus = b.refusalStatus;
+    this.ruleStatuses = java.util.Map.copyOf(b.ruleStatuses);
     this.rateLimitHeaders = b.rateLimitHeaders;
     this.ietfHeaders = b.ietfHeaders;
     this.htmlTemplate = b.htmlTemplate;
@@ -67,7 +76,19 @@ public final class ResponseSpec {
     b.unavailableJsonTemplate = unavailableJsonTemplate;
     b.cors = cors;
     b.limitPreflights = limitPreflights;
+    b.refusalStatus = refusalStatus;
+    b.ruleStatuses.putAll(ruleStatuses);
     return b;
+  }
+
+  /** The status of a limit's refusal unless its rule has its own: 429 by default. */
+  public int refusalStatus() {
+    return refusalStatus;
+  }
+
+  /** The rules whose refusals have a status of their own, by name. */
+  public java.util.Map<String, Integer> ruleStatuses() {
+    return ruleStatuses;
   }
 
   /** Whether {@code X-RateLimit-Limit/Remaining/Reset} are sent. */
@@ -119,7 +140,16 @@ public final class ResponseSpec {
 
   /** The status a refusal {@code d} is answered with. */
   public int status(Decision d) {
-    return d.degraded() ? unavailableStatus : 429;
+    if (d.degraded()) {
+      return unavailableStatus;
+    }
+    if (!ruleStatuses.isEmpty() && d.rule() != null) {
+      Integer s = ruleStatuses.get(d.rule());
+      if (s != null) {
+        return s;
+      }
+    }
+    return refusalStatus;
   }
 
   /** The body of refusal {@code d}: a page when {@code html}, JSON otherwise. */
@@ -159,8 +189,30 @@ public final class ResponseSpec {
     private String unavailableJsonTemplate;
     private Cors cors = Cors.disabled();
     private boolean limitPreflights;
+    private int refusalStatus = DEFAULT_REFUSAL_STATUS;
+    private final java.util.Map<String, Integer> ruleStatuses = new java.util.HashMap<>();
 
     private Builder() {}
+
+    /** The status of a limit's refusal: 400..599 (default 429; nginx's limit_req_status). */
+    public Builder refusalStatus(int status) {
+      this.refusalStatus = checkStatus(status, "status");
+      return this;
+    }
+
+    /** The status of {@code rule}'s refusals, 400..599, instead of {@link #refusalStatus}. */
+    public Builder ruleStatus(String rule, int status) {
+      ruleStatuses.put(java.util.Objects.requireNonNull(rule, "rule"),
+          checkStatus(status, "rules." + rule + ".status"));
+      return this;
+    }
+
+    private static int checkStatus(int status, String field) {
+      if (status < 400 || status > 599) {
+        throw new InvalidValueException(field, Integer.toString(status), "400..599");
+      }
+      return status;
+    }
 
     public Builder rateLimitHeaders(boolean on) {
       this.rateLimitHeaders = on;

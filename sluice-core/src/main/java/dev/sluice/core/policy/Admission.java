@@ -1,17 +1,25 @@
 package dev.sluice.core.policy;
 
+import dev.sluice.core.Cooldown;
 import dev.sluice.core.Decision;
 import dev.sluice.core.DecisionListener;
+import dev.sluice.core.KeyState;
 import dev.sluice.core.Mode;
+import dev.sluice.core.OnStoreError;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
+import dev.sluice.core.Store;
+import dev.sluice.core.Verdict;
 import dev.sluice.core.http.Cors;
 import dev.sluice.core.http.ResponseSpec;
 import dev.sluice.core.internal.Checks;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -37,6 +45,16 @@ import java.util.function.Function;
  *   <li>Every decision is reported to the listener once, when it is final, with its latency
  *       for a remote store (-1 for a local one: it takes less than the timing would); a
  *       refusal that started a ban is reported with the banned key.
+ *   <li>Escalation (issue 22), in this order, each only where the route has it: a client on the
+ *       policy's {@code deny} list is {@link Action#DENY denied} (403, never forwarded); rules
+ *       counted on responses ({@link Rule#countStatus()}, cooldowns) are read, not spent, and
+ *       refuse once exhausted or locked; concurrency rules take a lease each (released by
+ *       {@link Outcome#ended()}), refusing when full; then the rules decide as one step (a
+ *       refusal gives the leases back: a refused request holds nothing); then a human check
+ *       makes the outcome {@link Action#VERIFY}: the adapter reads the token and calls
+ *       {@link #verify}. When the response's head arrives the adapter calls
+ *       {@link Outcome#responded(int)}, which spends the counted rules whose statuses match
+ *       (and resets a cooldown on a success), from the next request on.
  * </ul>
  *
  * <p>Immutable and thread-safe; build one per policy snapshot. An {@link Outcome} belongs to one
@@ -58,8 +76,21 @@ public final class Admission {
     /** Wait {@link Outcome#delayNanos()}, then {@link Admission#redecide}. */
     DELAY,
     /** Not known yet: {@link Outcome#stage()} completes with the outcome. */
-    PENDING
+    PENDING,
+    /**
+     * Answer 403 and never forward: the client is on the deny list, or failed a human check
+     * ({@link Outcome#denial()} says which).
+     */
+    DENY,
+    /**
+     * The route's human check must pass first: read the token of {@link Outcome#humanCheck()}
+     * (a header, or the body) and call {@link Admission#verify}.
+     */
+    VERIFY
   }
+
+  /** The 403's reason for a client on the deny list. */
+  public static final String DENY_LIST = "deny list";
 
   private final RateLimiter limiter;
   private final Function<RequestView, Check> selector;
@@ -67,8 +98,10 @@ public final class Admission {
   private final DecisionListener listener;
   private final DelayGate delays;
   private final boolean local;
+  private final HumanVerifier verifier;
 
   private Admission(Builder b) {
+    this.verifier = b.verifier;
     this.limiter = b.limiter;
     this.selector = b.selector;
     this.responses = b.responses;
@@ -110,13 +143,20 @@ public final class Admission {
       listener.decisionFailed(kind, List.of(), e);
       return new Outcome(this, kind, null, null, Action.FORWARD);
     }
-    if (check == null || check.exempt() || check.rules().isEmpty()) {
+    if (check != null && check.denied()) {
+      listener.denied(kind);
+      Outcome o = new Outcome(this, kind, check, null, Action.DENY);
+      o.esc().denial = DENY_LIST;
+      return o;
+    }
+    if (check == null || check.exempt() || check.rules().isEmpty() && check.plain()) {
       if (check != null && check.allowlisted()) {
         listener.allowlisted(kind);
       }
       return new Outcome(this, kind, check, null, Action.FORWARD);
     }
-    return decide(new Outcome(this, kind, check, null, Action.PENDING));
+    Outcome o = new Outcome(this, kind, check, null, Action.PENDING);
+    return check.plain() ? decide(o) : guard(o, () -> peek(o));
   }
 
   /**
@@ -176,10 +216,14 @@ public final class Admission {
   private Outcome failed(Outcome o, Throwable e) {
     List<Rule> rules = o.check.rules();
     listener.decisionFailed(o.kind, rules, e);
-    o.release();
     Decision d = Decision.failed(rules);
     o.decision = d;
-    o.action = d.allowed() ? Action.FORWARD : Action.UNAVAILABLE;
+    if (d.allowed()) {
+      o.releaseDelay();
+      return afterRules(o);
+    }
+    o.release();
+    o.action = Action.UNAVAILABLE;
     return o;
   }
 
@@ -188,10 +232,325 @@ public final class Admission {
     if (!d.allowed() && !d.degraded() && delay(o, d)) {
       return o;
     }
+    report(o, o.check.rules(), d, nanos);
+    if (d.allowed()) {
+      o.releaseDelay();
+      return afterRules(o);
+    }
     o.release();
-    report(o, d, nanos);
-    o.action = d.allowed() ? Action.FORWARD : d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
+    o.action = d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
     return o;
+  }
+
+  // Escalation: the phases before and after the rules (see the class comment).
+
+  /** Runs {@code step}; a step that throws is a bug, decided as a store failure of the rules. */
+  private Outcome guard(Outcome o, java.util.function.Supplier<Outcome> step) {
+    try {
+      return step.get();
+    } catch (RuntimeException e) {
+      o.release();
+      return failed(o, e);
+    }
+  }
+
+  /**
+   * Goes on with {@code next} once {@code stage} completes: at once when it already has (an
+   * in-memory store), else the outcome is pending and its stage completes with the final one.
+   * {@code stage} must not complete exceptionally.
+   */
+  private <T> Outcome then(Outcome o, CompletionStage<T> stage,
+      BiFunction<Outcome, T, Outcome> next) {
+    CompletableFuture<T> f = stage.toCompletableFuture();
+    if (f.isDone()) {
+      T value = f.join();
+      return guard(o, () -> next.apply(o, value));
+    }
+    o.action = Action.PENDING;
+    o.stage = f.thenCompose(v -> {
+      Outcome x = o.copy(Action.PENDING);
+      Outcome n = guard(x, () -> next.apply(x, v));
+      return n.pending() ? n.stage() : CompletableFuture.completedFuture(n);
+    });
+    return o;
+  }
+
+  /**
+   * Reads the rules counted on responses: a cooldown that locks the key, or a rule whose key is
+   * exhausted or banned, refuses now (nothing is spent by reading).
+   */
+  private Outcome peek(Outcome o) {
+    return peek(o, 0);
+  }
+
+  private Outcome peek(Outcome o, int from) {
+    List<Rule> counted = o.check.counted();
+    int i = from;
+    while (i < counted.size() && counted.get(i).mode() == Mode.OFF) {
+      i++;
+    }
+    if (i == counted.size()) {
+      return leases(o, 0);
+    }
+    Rule rule = counted.get(i);
+    int at = i;
+    Store store = limiter.store();
+    CompletionStage<Decision> read;
+    if (rule.cooldown() != null) {
+      read = safe(() -> store.cooldownAsync(rule.keyFor(o.check.identity()), rule.cooldown(),
+          Cooldown.Event.CHECK)).handle((v, e) -> e != null ? Decision.failed(List.of(rule))
+              : v.allowed() ? null
+              : Decision.refusal(rule, rule.name(), rule.cooldown().maxRetries(),
+                  v.retryAfterNanos(), true));
+    } else {
+      read = safe(() -> store.peekAsync(rule, o.check.identity())).handle((k, e) ->
+          e != null ? Decision.failed(List.of(rule)) : refusal(rule, k));
+    }
+    return then(o, read, (x, d) -> {
+      if (d != null) {
+        report(x, List.of(rule), d, -1);
+        if (!d.allowed()) {
+          x.release();
+          x.decision = d;
+          x.action = d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
+          return x;
+        }
+      }
+      return peek(x, at + 1);
+    });
+  }
+
+  /** The refusal a peeked state means for {@code rule}, or null when a call would pass. */
+  private static Decision refusal(Rule rule, KeyState k) {
+    if (!k.refusing()) {
+      return null;
+    }
+    if (k.banned()) {
+      return Decision.refusal(rule, null, -1, k.banLeft().toNanos(), true);
+    }
+    long wait = 0;
+    int which = 0;
+    for (int j = 0; j < k.limits().size(); j++) {
+      long w = k.limits().get(j).retryAfter().toNanos();
+      if (w > wait) {
+        wait = w;
+        which = j;
+      }
+    }
+    return Decision.refusal(rule, rule.limits().get(which).name(),
+        rule.limits().get(which).capacity(), wait, false);
+  }
+
+  /** Takes a lease per concurrency rule; a full one refuses (giving back those taken). */
+  private Outcome leases(Outcome o, int from) {
+    List<Rule> leases = o.check.leases();
+    int i = from;
+    while (i < leases.size() && leases.get(i).mode() == Mode.OFF) {
+      i++;
+    }
+    if (i == leases.size()) {
+      return o.check.rules().isEmpty() ? afterRules(o) : decide(o);
+    }
+    Rule rule = leases.get(i);
+    int at = i;
+    String key = rule.keyFor(o.check.identity());
+    CompletionStage<Long> take = safe(() -> limiter.store().acquireAsync(key, rule.concurrency(),
+        rule.leaseTtlNanos())).handle((id, e) -> e != null ? -1L : id);
+    return then(o, take, (x, id) -> {
+      if (id > 0) {
+        x.hold(rule, key, id);
+        listener.inFlight(rule.name(), 1);
+        return leases(x, at + 1);
+      }
+      Decision d = id == 0
+          ? Decision.refusal(rule, rule.name(), rule.concurrency(), TimeUnit.SECONDS.toNanos(1),
+              false)
+          : Decision.failed(List.of(rule));
+      report(x, List.of(rule), d, -1);
+      if (d.allowed()) {
+        return leases(x, at + 1);   // a shadow cap, or a store failure that fails open
+      }
+      x.release();
+      x.decision = d;
+      x.action = d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
+      return x;
+    });
+  }
+
+  /** The rules allowed: a human check next, if the route has one, else forward. */
+  private Outcome afterRules(Outcome o) {
+    HumanCheck h = o.check.humanCheck();
+    if (h == null) {
+      o.action = Action.FORWARD;
+      return o;
+    }
+    if (verifier == null) {
+      // An adapter that cannot verify (the servlet filter): never forwarded unverified.
+      listener.humanCheck(h.name(), "error", "no verifier in this adapter");
+      o.release();
+      o.decision = Decision.failed(List.of(h.unavailable()));
+      o.action = Action.UNAVAILABLE;
+      return o;
+    }
+    o.action = Action.VERIFY;
+    return o;
+  }
+
+  /**
+   * Verifies the token of a {@link Action#VERIFY} outcome ({@code null}: the request had none)
+   * and says what to do: forward; deny (403: no token, a failed or replayed one); refuse (the
+   * check's own limit); unavailable (the verifier did not answer in time and the check's
+   * {@code onError} is deny); pending with a stage, as from {@link #admit}. Never waits.
+   */
+  public Outcome verify(Outcome verifying, String token) {
+    if (verifying.action != Action.VERIFY || verifying.admission != this) {
+      throw new IllegalArgumentException("outcome : " + verifying + " (expected: an outcome of "
+          + "this admission that says VERIFY)");
+    }
+    Outcome o = verifying.copy(Action.PENDING);
+    HumanCheck h = o.check.humanCheck();
+    if (token == null) {
+      listener.humanCheck(h.name(), "missing", null);
+      return deny(o, "human check required");
+    }
+    return guard(o, () -> {
+      CompletionStage<Decision> seen = limiter.checkAsync(h.rules(),
+          HumanCheck.withToken(o.check.identity(), token), 1);
+      return then(o, seen, (x, d) -> seen(x, h, d, token));
+    });
+  }
+
+  private Outcome seen(Outcome o, HumanCheck h, Decision d, String token) {
+    report(o, h.rules(), d, -1);
+    if (!d.allowed()) {
+      if (d.degraded()) {
+        listener.humanCheck(h.name(), "error", "the store could not answer");
+      } else if (!h.limit().name().equals(d.rule())) {
+        listener.humanCheck(h.name(), "replayed", null);
+        return deny(o, "human check replayed");
+      }
+      o.release();
+      o.decision = d;
+      o.action = d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
+      return o;
+    }
+    CompletionStage<HumanCheck.Verification> asked;
+    try {
+      asked = verifier.verify(h, token, o.check.remoteIp());
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    // A copy: the deadline must not complete the verifier's own future.
+    CompletionStage<HumanCheck.Verification> answer = asked.toCompletableFuture().copy()
+        .orTimeout(h.deadline().toNanos(), TimeUnit.NANOSECONDS)
+        .handle((v, e) -> e == null && v != null ? v : HumanCheck.Verification.error(
+            e == null ? "no answer" : unwrap(e) instanceof TimeoutException
+                ? "no answer within " + h.deadline().toMillis() + " ms" : String.valueOf(unwrap(e))));
+    return then(o, answer, (x, v) -> verified(x, h, v));
+  }
+
+  private Outcome verified(Outcome o, HumanCheck h, HumanCheck.Verification v) {
+    switch (v.result()) {
+      case PASSED -> {
+        listener.humanCheck(h.name(), "passed", null);
+        o.action = Action.FORWARD;
+        return o;
+      }
+      case FAILED -> {
+        listener.humanCheck(h.name(), "failed", v.reason());
+        return deny(o, "human check failed");
+      }
+      default -> {
+        listener.humanCheck(h.name(), "error", v.reason());
+        if (h.onError() == OnStoreError.ALLOW) {
+          o.action = Action.FORWARD;
+          return o;
+        }
+        o.release();
+        o.decision = Decision.failed(List.of(h.unavailable()));
+        o.action = Action.UNAVAILABLE;
+        return o;
+      }
+    }
+  }
+
+  /**
+   * What an outcome holds beyond its decision, made only when it holds something: a delayed
+   * request's waiting slot, a denial's reason, concurrency leases, whether its response was
+   * counted. Kept apart so that a plain outcome is no larger than it was (a refusal's bytes are
+   * measured: RelayBenchmark).
+   */
+  private static final class Escalated {
+    /** The delay gate's key of a waiting request. */
+    String slot;
+    String denial;
+    /** Concurrency leases held: rule, key and id, three entries each. */
+    ArrayList<Object> leases;
+    boolean responded;
+  }
+
+  private static Outcome deny(Outcome o, String why) {
+    o.release();
+    o.esc().denial = why;
+    o.action = Action.DENY;
+    return o;
+  }
+
+  /** A store call that throws on the calling thread, as a failed stage. */
+  private static <T> CompletableFuture<T> safe(java.util.function.Supplier<CompletionStage<T>> call) {
+    try {
+      return call.get().toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * The response's head came back with {@code status}: the counted rules spend their cost when
+   * it matches (a cooldown counts a failure, or resets on a success), without waiting; reported.
+   */
+  void count(Outcome o, int status) {
+    for (Rule rule : o.check.counted()) {
+      if (rule.mode() == Mode.OFF) {
+        continue;
+      }
+      boolean counts = rule.countStatus().contains(status);
+      if (rule.cooldown() != null) {
+        Cooldown.Event event = counts ? Cooldown.Event.FAILURE
+            : status >= 100 && status < 400 ? Cooldown.Event.SUCCESS : null;
+        listener.responseCounted(rule.name(), status,
+            event == null ? "skipped" : counts ? "counted" : "reset");
+        if (event == null) {
+          continue;
+        }
+        safe(() -> limiter.cooldownAsync(rule.cooldown(), o.check.identity(), event))
+            .thenAccept(d -> {
+              if (d.banApplied()) {
+                listener.banApplied(o.kind, d, rule.keyText(o.check.identity()));
+              }
+            });
+        continue;
+      }
+      listener.responseCounted(rule.name(), status, counts ? "counted" : "skipped");
+      if (counts) {
+        safe(() -> limiter.checkAsync(List.of(rule), o.check.identity(), o.check.cost()))
+            .thenAccept(d -> {
+              if (d.banApplied()) {
+                listener.banApplied(o.kind, d, rule.keyText(o.check.identity()));
+              }
+            });
+      }
+    }
+  }
+
+  /** Gives a lease back. */
+  void release(Rule rule, String key, long id) {
+    listener.inFlight(rule.name(), -1);
+    try {
+      limiter.store().releaseAsync(key, id);
+    } catch (RuntimeException e) {
+      // The lease expires on its own after its time-to-live.
+    }
   }
 
   /** True when {@code o} now waits for its token (see the class comment). */
@@ -201,7 +560,7 @@ public final class Admission {
       return false;
     }
     long wait = Math.max(d.retryAfterNanos(), MIN_WAIT_NANOS);
-    if (o.slot == null) {
+    if (o.slot() == null) {
       if (wait > rule.delayNanos()) {
         return false;
       }
@@ -209,7 +568,7 @@ public final class Admission {
       if (!delays.tryAcquire(key, rule.delayQueue())) {
         return false;
       }
-      o.slot = key;
+      o.esc().slot = key;
       o.budgetNanos = rule.delayNanos();
       listener.delayed(o.kind, rule.name());
     }
@@ -222,11 +581,10 @@ public final class Admission {
     return true;
   }
 
-  private void report(Outcome o, Decision d, long nanos) {
+  private void report(Outcome o, List<Rule> rules, Decision d, long nanos) {
     if (d.rule() == null && !d.shadowRefused()) {
       return;
     }
-    List<Rule> rules = o.check.rules();
     listener.decision(o.kind, rules, d, nanos);
     if (d.banApplied()) {
       Rule rule = ruleNamed(rules, d.rule());
@@ -266,9 +624,10 @@ public final class Admission {
     private Decision decision;
     private Action action;
     private CompletionStage<Outcome> stage;
-    private String slot;
     private long budgetNanos;
     private long delayNanos;
+    /** See {@link Escalated}; null until needed. */
+    private Escalated esc;
 
     private Outcome(Admission admission, String kind, Check check, Decision decision,
         Action action) {
@@ -285,10 +644,32 @@ public final class Admission {
      */
     private synchronized Outcome copy(Action next) {
       Outcome o = new Outcome(admission, kind, check, decision, next);
-      o.slot = slot;
       o.budgetNanos = budgetNanos;
-      slot = null;
+      o.esc = esc;
+      esc = null;
       return o;
+    }
+
+    /** A delayed request's waiting slot (its rule and key), or null. */
+    private String slot() {
+      return esc == null ? null : esc.slot;
+    }
+
+    private Escalated esc() {
+      if (esc == null) {
+        esc = new Escalated();
+      }
+      return esc;
+    }
+
+    private synchronized void hold(Rule rule, String key, long id) {
+      Escalated e = esc();
+      if (e.leases == null) {
+        e.leases = new ArrayList<>(3);
+      }
+      e.leases.add(rule);
+      e.leases.add(key);
+      e.leases.add(id);
     }
 
     public Action action() {
@@ -350,14 +731,29 @@ public final class Admission {
       if (decision == null || decision.rule() == null || check == null) {
         return false;
       }
-      Rule rule = ruleNamed(check.rules(), decision.rule());
+      Rule rule = rule(decision.rule());
       return rule != null && rule.mode() != Mode.SHADOW;
     }
 
     /** The rule that refused, or null. */
     public Rule refusingRule() {
       return decision == null || decision.allowed() || check == null ? null
-          : ruleNamed(check.rules(), decision.rule());
+          : rule(decision.rule());
+    }
+
+    /** The selected rule named {@code name}, of every kind (counted, leases, a human check's). */
+    private Rule rule(String name) {
+      Rule r = ruleNamed(check.rules(), name);
+      if (r == null && !check.plain()) {
+        r = ruleNamed(check.counted(), name);
+        if (r == null) {
+          r = ruleNamed(check.leases(), name);
+        }
+        if (r == null && check.humanCheck() != null) {
+          r = ruleNamed(check.humanCheck().rules(), name);
+        }
+      }
+      return r;
     }
 
     /** The store key of {@code rule} for this request's identity, as bans are logged. */
@@ -365,15 +761,77 @@ public final class Admission {
       return rule.keyFor(check.identity());
     }
 
-    /** The request went away while delayed: its waiting slot is given back now. */
+    /** The request went away (while delayed, waiting or in flight): what it holds goes back now. */
     public void cancel() {
       release();
     }
 
-    private synchronized void release() {
-      if (slot != null) {
-        admission.delays.release(slot);
-        slot = null;
+    /** Why a {@link Action#DENY} outcome denies: {@link #DENY_LIST}, or the human check's. */
+    public String denial() {
+      return esc == null ? null : esc.denial;
+    }
+
+    /** The human check a {@link Action#VERIFY} outcome waits for, or null. */
+    public HumanCheck humanCheck() {
+      return check == null ? null : check.humanCheck();
+    }
+
+    /**
+     * Whether the adapter must tell {@link #responded} the response's status: the request has
+     * rules counted on responses.
+     */
+    public boolean countsResponse() {
+      return check != null && !check.counted().isEmpty();
+    }
+
+    /**
+     * The response's head arrived with {@code status} (the upstream's, or the gateway's 502 or
+     * 504 for it): rules counted on responses spend now. Once per request; later calls do nothing.
+     */
+    public void responded(int status) {
+      boolean first;
+      synchronized (this) {
+        first = check != null && !check.counted().isEmpty() && !esc().responded;
+        if (first) {
+          esc.responded = true;
+        }
+      }
+      if (first) {
+        admission.count(this, status);
+      }
+    }
+
+    /** The response ended, or the client went away: concurrency leases go back. Idempotent. */
+    public void ended() {
+      release();
+    }
+
+    private void releaseDelay() {
+      String s;
+      synchronized (this) {
+        s = esc == null ? null : esc.slot;
+        if (s != null) {
+          esc.slot = null;
+        }
+      }
+      if (s != null) {
+        admission.delays.release(s);
+      }
+    }
+
+    private void release() {
+      ArrayList<Object> held = null;
+      synchronized (this) {
+        if (esc != null) {
+          held = esc.leases;
+          esc.leases = null;
+        }
+      }
+      releaseDelay();
+      if (held != null) {
+        for (int i = 0; i < held.size(); i += 3) {
+          admission.release((Rule) held.get(i), (String) held.get(i + 1), (Long) held.get(i + 2));
+        }
       }
     }
 
@@ -391,8 +849,18 @@ public final class Admission {
     private ResponseSpec responses = ResponseSpec.defaults();
     private DecisionListener listener = DecisionListener.none();
     private DelayGate delays;
+    private HumanVerifier verifier;
 
     private Builder() {}
+
+    /**
+     * Asks human checks' verifiers (the gateway's siteverify client); null (the default): a
+     * route with a human check is answered as unavailable (503), never forwarded unverified.
+     */
+    public Builder verifier(HumanVerifier verifier) {
+      this.verifier = verifier;
+      return this;
+    }
 
     public Builder limiter(RateLimiter limiter) {
       this.limiter = Checks.notNull(limiter, "limiter");

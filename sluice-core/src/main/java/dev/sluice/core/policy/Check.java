@@ -17,6 +17,8 @@ public final class Check {
   private static final Check EXEMPT = new Check(List.of(), Identity.empty(), 1, null, true);
   private static final Check ALLOWLISTED =
       new Check(List.of(), Identity.empty(), 1, null, true, true);
+  private static final Check DENIED = new Check(List.of(), Identity.empty(), 1, null, true,
+      false);
 
   private final List<Rule> rules;
   private final Identity identity;
@@ -24,6 +26,15 @@ public final class Check {
   private final String route;
   private final boolean exempt;
   private final boolean allowlisted;
+  /**
+   * What the route selects besides {@link #rules}: counted rules, leases, a human check (and the
+   * client's address for its verifier); null for a plain check. One field, so a plain check
+   * costs no more than it did (the relay's refusal is measured in bytes).
+   */
+  private Extras extras;
+
+  /** A route's escalation parts; shared per route, except where a human check needs the address. */
+  record Extras(Policy.Selection selection, String remoteIp) {}
 
   private Check(List<Rule> rules, Identity identity, long cost, String route, boolean exempt) {
     this(rules, identity, cost, route, exempt, false);
@@ -39,13 +50,37 @@ public final class Check {
     this.allowlisted = allowlisted;
   }
 
-  /** A check of {@code rules} made outside a policy's routes (a method-level limit). */
+  /**
+   * A check of {@code rules} made outside a policy's routes (a method-level limit).
+   *
+   * @throws IllegalArgumentException for a rule counted on responses or a concurrency rule:
+   *     only a route, whose adapter sees the response, can apply one
+   */
   public static Check of(List<Rule> rules, Identity identity, long cost) {
+    for (Rule rule : rules) {
+      if (!rule.countedOnRequest()) {
+        throw dev.sluice.core.internal.Checks.invalid("rule", "'" + rule.name() + "'",
+            "a rule counted when its request is decided (not countStatus, a cooldown or a "
+                + "concurrency cap, which only routes apply)");
+      }
+    }
     return new Check(List.copyOf(rules), identity, cost, null, false);
   }
 
   static Check of(List<Rule> rules, Identity identity, long cost, String route) {
     return new Check(rules, identity, cost, route, false);
+  }
+
+  /** A route's check with the escalation parts besides its rules. */
+  static Check of(Policy.Selection s, Identity identity, long cost, String route,
+      String remoteIp) {
+    Check c = new Check(s.rules(), identity, cost, route, false);
+    c.extras = remoteIp == null ? s.extras() : new Extras(s, remoteIp);
+    return c;
+  }
+
+  static Check deniedCheck() {
+    return DENIED;
   }
 
   static Check exemptCheck() {
@@ -56,8 +91,39 @@ public final class Check {
     return ALLOWLISTED;
   }
 
+  /** The rules the store decides now, as one atomic step. */
   public List<Rule> rules() {
     return rules;
+  }
+
+  /** Rules read now and counted on the response ({@link Rule#countStatus()}, cooldowns). */
+  public List<Rule> counted() {
+    return extras == null ? List.of() : extras.selection().counted();
+  }
+
+  /** Concurrency rules, each holding a lease while the request is in flight. */
+  public List<Rule> leases() {
+    return extras == null ? List.of() : extras.selection().leases();
+  }
+
+  /** The human check the request must pass, or null. */
+  public HumanCheck humanCheck() {
+    return extras == null ? null : extras.selection().humanCheck();
+  }
+
+  /** The resolved client address sent to a human check's verifier, or null. */
+  public String remoteIp() {
+    return extras == null ? null : extras.remoteIp();
+  }
+
+  /** True when the client is on the policy's {@code deny} list. */
+  public boolean denied() {
+    return this == DENIED;
+  }
+
+  /** True when nothing besides {@link #rules()} applies: the plain, fast path. */
+  boolean plain() {
+    return extras == null;
   }
 
   public Identity identity() {
@@ -96,7 +162,7 @@ public final class Check {
 
   @Override
   public String toString() {
-    return allowlisted ? "Check{allowlisted}" : exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
+    return this == DENIED ? "Check{denied}" : allowlisted ? "Check{allowlisted}" : exempt ? "Check{exempt}" : "Check{route=" + route + ", rules=" + rules.size()
         + ", identity=" + identity + ", cost=" + cost + "}";
   }
 }

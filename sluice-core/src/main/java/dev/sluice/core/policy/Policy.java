@@ -4,6 +4,7 @@ import dev.sluice.core.Identity;
 import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
 import dev.sluice.core.address.ClientAddress;
+import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.address.Networks;
 import dev.sluice.core.internal.Checks;
@@ -42,8 +43,51 @@ public final class Policy {
   private final Networks allow;
   private final boolean dryRun;
   private final RequestTarget.Rules paths;
+  /** Client networks answered 403 and never forwarded. */
+  private final Networks deny;
+  private final Map<String, HumanCheck> humanChecks;
   /** Per route, in order: its rules followed by the global ones, built once. */
-  private final List<List<Rule>> selections;
+  private final List<Selection> selections;
+  /** What a request no route matches gets: the global rules. */
+  private final Selection globalSelection;
+
+  /**
+   * What a route selects, split by when each rule is counted: {@code rules} when the request is
+   * decided (one atomic step), {@code counted} on the response, {@code leases} while in flight;
+   * {@code all} every rule whose key dimensions the identity needs.
+   */
+  record Selection(List<Rule> rules, List<Rule> counted, List<Rule> leases,
+      HumanCheck humanCheck, List<Rule> all, boolean plain, Check.Extras extras) {
+
+    Selection(List<Rule> rules, List<Rule> counted, List<Rule> leases, HumanCheck humanCheck,
+        List<Rule> all, boolean plain) {
+      this(rules, counted, leases, humanCheck, all, plain, null);
+    }
+
+    static Selection of(List<Rule> selected, HumanCheck humanCheck) {
+      List<Rule> rules = new ArrayList<>();
+      List<Rule> counted = new ArrayList<>();
+      List<Rule> leases = new ArrayList<>();
+      for (Rule rule : selected) {
+        if (rule.concurrency() > 0) {
+          leases.add(rule);
+        } else if (!rule.countedOnRequest()) {
+          counted.add(rule);
+        } else {
+          rules.add(rule);
+        }
+      }
+      List<Rule> all = new ArrayList<>(selected);
+      if (humanCheck != null) {
+        all.add(humanCheck.limit());
+      }
+      boolean plain = counted.isEmpty() && leases.isEmpty() && humanCheck == null;
+      Selection s = new Selection(plain ? List.copyOf(selected) : List.copyOf(rules),
+          List.copyOf(counted), List.copyOf(leases), humanCheck, List.copyOf(all), plain);
+      return plain ? s : new Selection(s.rules(), s.counted(), s.leases(), humanCheck, s.all(),
+          false, new Check.Extras(s, null));
+    }
+  }
 
   private Policy(Builder b) {
     // In the order given: a policy file's effective form lists rules and dimensions as written.
@@ -54,6 +98,8 @@ public final class Policy {
     }
     this.rules = Collections.unmodifiableMap(given);
     this.allow = b.allow;
+    this.deny = b.deny;
+    this.humanChecks = Collections.unmodifiableMap(new LinkedHashMap<>(b.humanChecks));
     this.dryRun = b.dryRun;
     this.paths = b.paths;
     this.routes = List.copyOf(b.routes);
@@ -64,6 +110,7 @@ public final class Policy {
       g.add(rules.get(name));
     }
     this.global = List.copyOf(g);
+    this.globalSelection = Selection.of(global, null);
     this.selections = new ArrayList<>(routes.size());
     for (Route route : routes) {
       List<Rule> selected = new ArrayList<>(route.rules().size() + global.size());
@@ -71,7 +118,8 @@ public final class Policy {
         selected.add(rules.get(name));
       }
       selected.addAll(global);
-      selections.add(List.copyOf(selected));
+      selections.add(Selection.of(selected,
+          route.humanCheck() == null ? null : humanChecks.get(route.humanCheck())));
     }
   }
 
@@ -86,11 +134,14 @@ public final class Policy {
     // not, this makes the same path of it (a scan, and the same string, when it is normal).
     String path = RequestTarget.normalizePath(request.path(), paths);
     boolean upgrade = request.websocketUpgrade();
+    if (!deny.isEmpty() && deny.contains(request.clientAddress(clientAddress))) {
+      return Check.deniedCheck();
+    }
     if (!allow.isEmpty() && allow.contains(request.clientAddress(clientAddress))) {
       return Check.allowlistedCheck();
     }
     Route matched = null;
-    List<Rule> selected = global;
+    Selection selected = globalSelection;
     for (int i = 0; i < routes.size(); i++) {
       if (routes.get(i).matches(method, path, upgrade, request, clientAddress)) {
         matched = routes.get(i);
@@ -101,8 +152,17 @@ public final class Policy {
     if (matched != null && matched.exempt()) {
       return Check.exemptCheck();
     }
-    return Check.of(selected, identify(request, selected), matched == null ? 1 : matched.cost(),
-        matched == null ? null : matched.name());
+    long cost = matched == null ? 1 : matched.cost();
+    String route = matched == null ? null : matched.name();
+    if (selected.plain()) {
+      return Check.of(selected.rules(), identify(request, selected.rules()), cost, route);
+    }
+    String remoteIp = null;
+    if (selected.humanCheck() != null) {
+      ClientAddress a = request.clientAddress(clientAddress);
+      remoteIp = a.known() && (a.ipv4() || a.prefixLength() == 128) ? a.toString() : null;
+    }
+    return Check.of(selected, identify(request, selected.all()), cost, route, remoteIp);
   }
 
   /** The identity of {@code request} for the dimensions {@code rules} read. */
@@ -152,6 +212,16 @@ public final class Policy {
     return allow;
   }
 
+  /** Client networks answered 403 and never forwarded; empty when there are none. */
+  public Networks deny() {
+    return deny;
+  }
+
+  /** The human checks routes name, by name. */
+  public Map<String, HumanCheck> humanChecks() {
+    return humanChecks;
+  }
+
   /** How request paths are read ({@code path:} in a policy file): one rule for every adapter. */
   public RequestTarget.Rules paths() {
     return paths;
@@ -174,6 +244,8 @@ public final class Policy {
     dimensions.forEach(b::dimension);
     b.clientAddress = clientAddress;
     b.allow = allow;
+    b.deny = deny;
+    b.humanChecks.putAll(humanChecks);
     b.paths = paths;
     return b.dryRun(true).build();
   }
@@ -181,7 +253,8 @@ public final class Policy {
   @Override
   public String toString() {
     return "Policy{rules=" + rules.values() + ", routes=" + routes + ", global=" + global
-        + (allow.isEmpty() ? "" : ", allow=" + allow) + (dryRun ? ", dryRun" : "") + "}";
+        + (allow.isEmpty() ? "" : ", allow=" + allow)
+        + (deny.isEmpty() ? "" : ", deny=" + deny) + (dryRun ? ", dryRun" : "") + "}";
   }
 
   /** Builds a {@link Policy}; {@link #build()} checks that every reference resolves. */
@@ -192,6 +265,8 @@ public final class Policy {
     private final Map<String, Source> dimensions = new LinkedHashMap<>();
     private ClientAddressResolver clientAddress = ClientAddressResolver.direct();
     private Networks allow = Networks.none();
+    private Networks deny = Networks.none();
+    private final Map<String, HumanCheck> humanChecks = new LinkedHashMap<>();
     private boolean dryRun;
     private RequestTarget.Rules paths = RequestTarget.Rules.defaults();
 
@@ -238,6 +313,25 @@ public final class Policy {
       return this;
     }
 
+    /**
+     * Client networks whose requests are answered 403 and never forwarded, whatever the route
+     * (nginx's {@code deny}); checked before {@link #allow}, so a client on both is denied.
+     */
+    public Builder deny(List<String> cidrs) {
+      this.deny = Networks.parse(cidrs, "deny");
+      return this;
+    }
+
+    /** A human check routes may name. */
+    public Builder humanCheck(HumanCheck check) {
+      Checks.notNull(check, "humanCheck");
+      if (humanChecks.putIfAbsent(check.name(), check) != null) {
+        throw Checks.invalid("humanChecks", "'" + check.name() + "' appears twice",
+            "unique human check names");
+      }
+      return this;
+    }
+
     /** How request paths are read: path parameters and encoded slashes (default: strip, refuse). */
     public Builder paths(RequestTarget.Rules rules) {
       this.paths = Checks.notNull(rules, "path");
@@ -254,6 +348,20 @@ public final class Policy {
       for (Route route : routes) {
         for (String name : route.rules()) {
           requireRule(name, "route '" + route.name() + "'");
+        }
+        String h = route.humanCheck();
+        if (h != null) {
+          HumanCheck check = humanChecks.get(h);
+          if (check == null) {
+            throw Checks.invalid("humanCheck", "'" + h + "' in route '" + route.name() + "'",
+                "one of " + humanChecks.keySet());
+          }
+          for (String dimension : check.limit().dimensions()) {
+            if (!dimensions.containsKey(dimension)) {
+              throw Checks.invalid("key", "'" + dimension + "' in human check '" + h + "'",
+                  "a declared dimension, one of " + dimensions.keySet());
+            }
+          }
         }
       }
       for (String name : global) {

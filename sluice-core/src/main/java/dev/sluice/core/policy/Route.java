@@ -36,6 +36,7 @@ public final class Route {
   private final String[] headerValues;
   private final Networks from;
   private final boolean caseInsensitive;
+  private final String humanCheck;
 
   private Route(Builder b) {
     this.name = b.name;
@@ -52,6 +53,7 @@ public final class Route {
     this.headerNames = headers.keySet().toArray(new String[0]);
     this.headerValues = headers.values().toArray(new String[0]);
     this.from = b.from;
+    this.humanCheck = b.humanCheck;
   }
 
   public static Builder builder(String name) {
@@ -110,6 +112,11 @@ public final class Route {
   /** Client networks matched; empty means any client. */
   public Networks from() {
     return from;
+  }
+
+  /** The {@link HumanCheck} matching requests must pass, by name, or null. */
+  public String humanCheck() {
+    return humanCheck;
   }
 
   boolean matches(String method, String path, boolean upgrade, RequestView request,
@@ -183,6 +190,7 @@ public final class Route {
         + websocket + (hosts.isEmpty() ? "" : ", hosts=" + hosts)
         + (headers.isEmpty() ? "" : ", headers=" + headers)
         + (from.isEmpty() ? "" : ", from=" + from)
+        + (humanCheck == null ? "" : ", humanCheck=" + humanCheck)
         + (exempt ? ", exempt" : ", rules=" + rules) + "}";
   }
 
@@ -199,6 +207,7 @@ public final class Route {
     private final Map<String, String> headers = new LinkedHashMap<>();
     private Networks from = Networks.none();
     private boolean caseInsensitive;
+    private String humanCheck;
 
     private static final String HOST =
         "[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*";
@@ -280,7 +289,17 @@ public final class Route {
       return this;
     }
 
+    /** Requests of this route must pass the policy's human check {@code name} to go on. */
+    public Builder humanCheck(String name) {
+      this.humanCheck = name == null ? null : Checks.name(name, "humanCheck");
+      return this;
+    }
+
     public Route build() {
+      if (exempt && humanCheck != null) {
+        throw Checks.invalid("humanCheck", humanCheck, "no human check on exempt route '" + name
+            + "'");
+      }
       return new Route(this);
     }
   }

@@ -28,6 +28,8 @@ import java.util.function.Supplier;
  * GET    /v1/keys/{rule}/{key}              a key's state
  * DELETE /v1/bans/{rule}/{key}[?keepState] lift the ban and reset the key (404 when not
  *                                           banned); with keepState the limits stay as spent
+ * POST   /v1/bans/{rule}/{key}?duration=D  ban the key for D (like 10m) by hand; a rule with a
+ *                                           ban: only; its limits stay as they are
  * POST   /v1/keys/{rule}/{key}/reset        forget the key's state: a full limit, no ban
  * DELETE /v1/keys/{rule}/{key}              the same
  * </pre>
@@ -118,7 +120,11 @@ public final class Incidents {
           : notAllowed("GET, HEAD");
     }
     if (what.equals("bans") && s.size() == 4) {
-      return method.equals("DELETE") ? act("unban", req, caller) : notAllowed("DELETE");
+      return switch (method) {
+        case "DELETE" -> act("unban", req, caller);
+        case "POST" -> act("ban", req, caller);
+        default -> notAllowed("DELETE, POST");
+      };
     }
     if (what.equals("keys") && s.size() == 4) {
       return switch (method) {
@@ -233,6 +239,8 @@ public final class Incidents {
       boolean unban = action.equals("unban");
       if (unban) {
         req.only("keepState");
+      } else if (action.equals("ban")) {
+        req.only("duration");
       } else {
         req.only();
       }
@@ -242,7 +250,19 @@ public final class Incidents {
       body.put("rule", rule.name());
       body.put("key", key);
       body.put("action", action);
-      if (unban) {
+      if (action.equals("ban")) {
+        Duration length = duration(req);
+        if (rule.ban().isZero()) {
+          throw new BadRequest("rule", AdminRequest.quote(rule.name()) + " has no ban",
+              "a rule with a ban: (its state keeps a ban's expiry), one of " + banRules());
+        }
+        await(store.banAsync(rule, key, length));
+        KeyState after = await(store.keyStateAsync(rule, key));
+        body.put("banned", after.banned());
+        body.put("banLeftMs", millis(after.banLeft()));
+        outcome = "banned for " + dev.sluice.policy.Durations.format(length);
+        reply = Reply.json(200, body);
+      } else if (unban) {
         boolean keep = req.flag("keepState");
         boolean lifted = await(store.unbanAsync(rule, key));
         body.put("lifted", lifted);
@@ -276,6 +296,35 @@ public final class Incidents {
     log.action("admin " + action, "rule", ruleName, "key", key, "outcome", outcome, "status",
         reply.status(), "peer", caller.peer(), "auth", caller.auth(), "actor", caller.actor());
     return reply;
+  }
+
+  /** {@code ?duration=10m}: 1s to 3653 days. */
+  private static Duration duration(AdminRequest req) throws BadRequest {
+    String text = req.query.get("duration");
+    String expected = "a duration from 1s to 3653d, like 10m or 1h (?duration=10m)";
+    if (text == null) {
+      throw new BadRequest("duration", "(missing)", expected);
+    }
+    Duration d;
+    try {
+      d = dev.sluice.policy.Durations.parsePositive(text);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequest("duration", AdminRequest.quote(text), expected);
+    }
+    if (d.compareTo(Duration.ofSeconds(1)) < 0 || d.compareTo(Duration.ofDays(3653)) > 0) {
+      throw new BadRequest("duration", AdminRequest.quote(text), expected);
+    }
+    return d;
+  }
+
+  private List<String> banRules() {
+    List<String> out = new ArrayList<>();
+    rules.get().forEach((name, r) -> {
+      if (!r.ban().isZero()) {
+        out.add(name);
+      }
+    });
+    return out;
   }
 
   private Rule rule(String name) throws Failure {

@@ -52,6 +52,15 @@ public final class Metrics implements GatewayEvents {
   private final Map<String, Counter> delayed = new ConcurrentHashMap<>();
   /** By "surface,reason": both come from the moderation module's enums, so the set is bounded. */
   private final Map<String, Counter> moderation = new ConcurrentHashMap<>();
+  /** By kind (http, ws-connect). */
+  private final Map<String, Counter> denied = new ConcurrentHashMap<>();
+  /** By "check,result": check names from the policy, results from a fixed set. */
+  private final Map<String, Counter> humanChecks = new ConcurrentHashMap<>();
+  /** By "rule,result" (counted, skipped, reset). */
+  private final Map<String, Counter> counted = new ConcurrentHashMap<>();
+  /** Concurrency leases this instance holds, by rule. */
+  private final Map<String, AtomicLong> inFlight = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> lastHumanCheckLog = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> lastShadowLog = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> lastFailureLog = new ConcurrentHashMap<>();
   private final AtomicLong lastStoreErrorLog;
@@ -283,6 +292,82 @@ public final class Metrics implements GatewayEvents {
         .description("Requests a rule refused that waited for their token (the rule's delay); "
             + "the decision after the wait is counted in sluice_decisions_total.")
         .tag("rule", k).register(registry)).increment();
+  }
+
+  @Override
+  public void denied(String kind) {
+    denied.computeIfAbsent(kind, k -> Counter.builder("sluice.denied")
+        .description("Requests answered 403 because their client is on the deny list; never "
+            + "forwarded.").tag("kind", k).register(registry)).increment();
+  }
+
+  /** Requests of {@code kind} denied by the deny list. */
+  public long deniedCount(String kind) {
+    Counter c = denied.get(kind);
+    return c == null ? 0 : (long) c.count();
+  }
+
+  /**
+   * A human check's result, counted; a verifier that could not answer is logged at most once per
+   * 10 s per check, with what happened (never the token).
+   */
+  @Override
+  public void humanCheck(String check, String result, String detail) {
+    String c = humanChecks.size() < MAX_LABELS * 6 || humanChecks.containsKey(check + "," + result)
+        ? check : "_other";
+    humanChecks.computeIfAbsent(c + "," + result, k -> Counter.builder("sluice.human.checks")
+        .description("Human checks (Turnstile, hCaptcha, reCAPTCHA) by check and result: passed, "
+            + "failed, replayed, missing (no token), error (the verifier or the store could not "
+            + "answer).").tag("check", c).tag("result", result).register(registry)).increment();
+    if (result.equals("error") && due(lastHumanCheckLog, check, LOG_EVERY_NANOS)) {
+      log.log("WARN", "human check could not be verified", "check", check, "cause", detail,
+          "errors_total", humanChecks(check, "error"));
+    }
+  }
+
+  /** Human checks of {@code check} that ended in {@code result}. */
+  public long humanChecks(String check, String result) {
+    Counter c = humanChecks.get(check + "," + result);
+    return c == null ? 0 : (long) c.count();
+  }
+
+  @Override
+  public void responseCounted(String rule, int status, String result) {
+    String r = counted.size() < MAX_LABELS * 3 || counted.containsKey(rule + "," + result) ? rule
+        : "_other";
+    counted.computeIfAbsent(r + "," + result, k -> Counter.builder("sluice.counted.responses")
+        .description("Responses seen by rules counted on responses (countStatus, cooldowns), by "
+            + "rule and result: counted (spent), skipped (a status the rule does not count), "
+            + "reset (a cooldown's success).").tag("rule", r).tag("result", result)
+        .register(registry)).increment();
+  }
+
+  /** Responses {@code rule} saw with {@code result} (counted, skipped, reset). */
+  public long countedResponses(String rule, String result) {
+    Counter c = counted.get(rule + "," + result);
+    return c == null ? 0 : (long) c.count();
+  }
+
+  @Override
+  public void inFlight(String rule, int delta) {
+    AtomicLong n = inFlight.get(rule);
+    if (n == null) {
+      String r = inFlight.size() < MAX_LABELS ? rule : "_other";
+      n = inFlight.computeIfAbsent(r, k -> {
+        AtomicLong v = new AtomicLong();
+        Gauge.builder("sluice.in.flight", v, AtomicLong::get)
+            .description("Requests in flight holding a lease of a concurrency rule, on this "
+                + "instance.").tag("rule", k).register(registry);
+        return v;
+      });
+    }
+    n.addAndGet(delta);
+  }
+
+  /** Leases of {@code rule} this instance holds now. */
+  public long inFlight(String rule) {
+    AtomicLong n = inFlight.get(rule);
+    return n == null ? 0 : n.get();
   }
 
   /** Decisions the store could not answer, since start. */

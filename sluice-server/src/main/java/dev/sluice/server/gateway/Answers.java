@@ -116,6 +116,14 @@ final class Answers implements RefusalTemplate.Renderer {
     return answer(spec, status, body, html, origin, method, keepAlive, limits, alloc);
   }
 
+  /** The 403 of a denied request: the deny list, a failed human check ({@code reason}). */
+  ByteBuf denied(ResponseSpec spec, String reason, String accept, String origin, String method,
+      boolean keepAlive, ByteBufAllocator alloc) {
+    boolean html = Accept.prefersHtml(accept);
+    return answer(spec, ResponseSpec.DENIED_STATUS, Bodies.denied(reason, html), html, origin,
+        method, keepAlive, null, alloc);
+  }
+
   /** A JSON answer of the gateway's own (the health check, the decision API, a 422). */
   ByteBuf json(ResponseSpec spec, int status, String json, String origin, String method,
       boolean keepAlive, ByteBufAllocator alloc) {

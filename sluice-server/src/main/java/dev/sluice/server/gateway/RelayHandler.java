@@ -4,6 +4,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.DecisionListener;
 import dev.sluice.core.policy.Admission;
 import dev.sluice.core.policy.Admission.Outcome;
+import dev.sluice.core.policy.HumanCheck;
 import dev.sluice.moderation.Surface;
 import dev.sluice.netty.ReadGate;
 import io.netty.buffer.ByteBuf;
@@ -125,6 +126,11 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   private ByteBuf held;
   private ByteBuf heldData;
   private Map<String, Surface> moderated;
+  /** The held body is a human-checked request's, read for its token. */
+  private boolean verifying;
+  /** A verified request's held body, and its text: forwarded once the check passed. */
+  private ByteBuf verifiedRaw;
+  private String verifiedText;
   private boolean answered;
   private int status;
   private long sentBytes;
@@ -334,6 +340,14 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
         }, o.delayNanos(), TimeUnit.NANOSECONDS);
       }
       case FORWARD -> {
+        if (verifiedRaw != null) {
+          ByteBuf raw = verifiedRaw;
+          String text = verifiedText;
+          verifiedRaw = null;
+          verifiedText = null;
+          moderateThenForward(raw, text, moderatedFields());
+          return;
+        }
         Map<String, Surface> fields = moderatedFields();
         if (fields != null && head.hasBody()) {
           hold(fields);
@@ -341,7 +355,51 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
           forward(null);
         }
       }
+      case VERIFY -> verify(o);
+      case DENY -> deny(o);
       default -> refuse(o);
+    }
+  }
+
+  /**
+   * A human check: the token of a header is verified at once (the body streams on once it
+   * passed); a form or JSON token is read from the body, gathered first.
+   */
+  private void verify(Outcome o) {
+    HumanCheck h = o.humanCheck();
+    if (h.from() == HumanCheck.TokenFrom.HEADER || !head.hasBody()) {
+      admitted(snap.admission.verify(o, h.from() == HumanCheck.TokenFrom.HEADER ? h.token(head)
+          : null));
+      return;
+    }
+    if (head.contentLength() > h.maxBodyBytes()) {
+      o.cancel();
+      answer(413, "a human-checked request's body may be at most " + h.maxBodyBytes()
+          + " bytes", true);
+      return;
+    }
+    verifying = true;
+    hold(null);
+  }
+
+  /** 403 for a denied request (the deny list, a failed human check); its body is dropped. */
+  private void deny(Outcome o) {
+    releaseVerified();
+    if (head.expectContinue() && head.hasBody() && !bodyConsumed) {
+      keepAlive = false;
+    }
+    generated = true;
+    events.generated(403);
+    write(answers.denied(o.responses(), o.denial(), head.header("accept"), head.header("origin"),
+        head.method(), keepAlive, ctx.alloc()), 403);
+    skipBody();
+  }
+
+  private void releaseVerified() {
+    if (verifiedRaw != null) {
+      verifiedRaw.release();
+      verifiedRaw = null;
+      verifiedText = null;
     }
   }
 
@@ -372,6 +430,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     if (head.expectContinue() && head.hasBody()) {
       keepAlive = false;
     }
+    releaseVerified();
     ByteBuf out = answers.refusal(o.responses(), d, head.header("accept"), head.header("origin"),
         head.method(), keepAlive, ctx.alloc());
     events.generated(o.responses().status(d));
@@ -421,6 +480,15 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     }
     bodySeen += k;
     bodyConsumed = done;
+    if (verifying && state == State.HOLD && bodySeen > outcome.humanCheck().maxBodyBytes()) {
+      in.skipBytes(k);
+      verifying = false;
+      outcome.cancel();
+      keepAlive = false;
+      answer(413, "a human-checked request's body may be at most "
+          + outcome.humanCheck().maxBodyBytes() + " bytes", true);
+      return;
+    }
     if (bodySeen > snap.gateway.maxBodyBytes() && state != State.DRAIN) {
       in.skipBytes(k);
       tooLarge();
@@ -496,10 +564,19 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     ByteBuf raw = held;
     ByteBuf data = heldData != null ? heldData : held;
     held = null;
-    String text = moderated != null ? data.toString(StandardCharsets.UTF_8) : strictUtf8(data);
+    String text = moderated != null || verifying ? data.toString(StandardCharsets.UTF_8)
+        : strictUtf8(data);
     if (heldData != null) {
       heldData.release();
       heldData = null;
+    }
+    if (verifying) {
+      verifying = false;
+      verifiedRaw = raw;
+      verifiedText = text;
+      state = State.ADMITTING;
+      admitted(snap.admission.verify(outcome, outcome.humanCheck().token(text)));
+      return;
     }
     if (moderated == null) {
       raw.release();
@@ -510,8 +587,13 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       }
       return;
     }
-    ModerationHandler.Refusal refusal = ModerationHandler.check(snap.moderation, moderated,
-        text, events);
+    moderateThenForward(raw, text, moderated);
+  }
+
+  /** A whole body: checked by the moderation section when it has {@code fields}, then sent up. */
+  private void moderateThenForward(ByteBuf raw, String text, Map<String, Surface> fields) {
+    ModerationHandler.Refusal refusal = fields == null ? null
+        : ModerationHandler.check(snap.moderation, fields, text, events);
     if (refusal != null) {
       raw.release();
       generated = true;
@@ -600,6 +682,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   public void head(HeadWriter w, int code) {
     status = code;
     Outcome o = outcome;
+    if (o != null) {
+      o.responded(code);   // rules counted on the upstream's answer (countStatus, cooldowns)
+    }
     if (o != null && o.limitHeaders()) {
       o.responses().limitHeaders(o.decision(), fieldWriter);
     }
@@ -633,6 +718,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       keepAlive = false;
     }
     Outcome o = outcome;
+    if (o != null) {
+      o.responded(code.code());
+    }
     write(answers.error(snap.http.responses(), code.code(), null, head.header("accept"),
         head.header("origin"), head.method(), keepAlive,
         o != null && o.limitHeaders() ? o.decision() : null, ctx.alloc()), code.code());
@@ -645,6 +733,11 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     if (snap != null && snap.accessLog) {
       events.exchange(accessEntry());
     }
+    if (outcome != null) {
+      outcome.ended();   // concurrency leases go back with the response's last byte
+    }
+    releaseVerified();
+    verifying = false;
     outcome = null;
     moderated = null;
     if (!keepAlive || up.closesClient()) {
@@ -666,7 +759,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     Decision d = o == null ? null : o.decision();
     String rule = d == null ? null : d.allowed() && d.shadowRefused() ? d.shadowRule() : d.rule();
     String result;
-    if (d != null && d.degraded()) {
+    if (o != null && o.action() == Admission.Action.DENY) {
+      result = "denied";
+    } else if (d != null && d.degraded()) {
       result = "degraded";
     } else if (d != null && !d.allowed()) {
       result = "refused";
@@ -770,6 +865,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     if (outcome != null) {
       outcome.cancel();
     }
+    releaseVerified();
     up.release();
     ReferenceCountUtil.release(held);
     held = null;

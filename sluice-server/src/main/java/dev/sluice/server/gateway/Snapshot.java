@@ -3,6 +3,7 @@ package dev.sluice.server.gateway;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.policy.Admission;
 import dev.sluice.core.policy.DelayGate;
+import dev.sluice.core.policy.HumanVerifier;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.netty.CorsHeaders;
 import dev.sluice.netty.HttpRateLimitSettings;
@@ -37,7 +38,7 @@ final class Snapshot {
   final Admission admission;
 
   private Snapshot(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
-      DelayGate delays) {
+      DelayGate delays, HumanVerifier verifier) {
     this.config = config;
     this.gateway = config.gateway() == null ? GatewaySettings.defaults() : config.gateway();
     this.cors = CorsHeaders.of(config.responses().cors());
@@ -48,9 +49,10 @@ final class Snapshot {
         .responses(config.responses())
         .refuseWebSocketBeforeUpgrade(w.refuseBeforeUpgrade())
         .delays(delays)
+        .verifier(verifier)
         .build();
     this.admission = Admission.builder().limiter(limiter).policy(policy)
-        .responses(http.responses()).listener(events).delays(delays).build();
+        .responses(http.responses()).listener(events).delays(delays).verifier(verifier).build();
     this.ws = webSocket(policy, w);
     this.moderation = config.moderation();
     this.accessLog = config.logging().access() != LoggingSettings.Access.OFF;
@@ -60,10 +62,15 @@ final class Snapshot {
 
   static Snapshot of(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
       DelayGate delays) {
+    return of(config, limiter, events, delays, null);
+  }
+
+  static Snapshot of(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
+      DelayGate delays, HumanVerifier verifier) {
     if (config == null || config.policy() == null) {
       throw new IllegalArgumentException("config : " + config + " (expected: a config with a policy)");
     }
-    return new Snapshot(config, limiter, events, delays);
+    return new Snapshot(config, limiter, events, delays, verifier);
   }
 
   private static WebSocketGuardSettings webSocket(Policy policy, WebSocketSettings w) {
@@ -100,12 +107,20 @@ final class Snapshot {
     private final DelayGate delays = DelayGate.create(DelayGate.DEFAULT_MAX_WAITING);
     private volatile Snapshot last;
     private volatile PolicyConfig failed;
+    /** Human checks' siteverify client, one per gateway: kept across reloads. */
+    private final HumanVerifier verifier;
 
     Source(Supplier<PolicyConfig> config, RateLimiter limiter, GatewayEvents events) {
+      this(config, limiter, events, new SiteVerify(java.time.Clock.systemUTC()));
+    }
+
+    Source(Supplier<PolicyConfig> config, RateLimiter limiter, GatewayEvents events,
+        HumanVerifier verifier) {
       this.config = config;
       this.limiter = limiter;
       this.events = events;
-      this.last = Snapshot.of(config.get(), limiter, events, delays);
+      this.verifier = verifier;
+      this.last = Snapshot.of(config.get(), limiter, events, delays, verifier);
     }
 
     @Override
@@ -116,7 +131,7 @@ final class Snapshot {
         return s;
       }
       try {
-        s = Snapshot.of(c, limiter, events, delays);
+        s = Snapshot.of(c, limiter, events, delays, verifier);
       } catch (RuntimeException e) {
         // The config loader validates before swapping; if something still slips through, keep
         // serving with the settings that worked.

@@ -52,6 +52,14 @@ public interface DecisionListener {
   /** The adapter answered by itself with {@code status} (429, 503, 413...). */
   default void generated(int status) {}
 
+  /**
+   * A challenge step of {@code rule} (a rule whose action is {@code challenge}): {@code issued}
+   * (a puzzle page), {@code solved}, {@code failed} (a wrong answer), {@code replayed} (an
+   * answer whose nonce was spent), {@code refused} (the challenge's own limit per client) or
+   * {@code cleared} (a clearance cookie let the request past the rule).
+   */
+  default void challenge(String rule, String step) {}
+
   /** A listener that ignores everything. */
   static DecisionListener none() {
     return new DecisionListener() {};
@@ -110,6 +118,13 @@ public interface DecisionListener {
       public void generated(int status) {
         for (DecisionListener l : each) {
           l.generated(status);
+        }
+      }
+
+      @Override
+      public void challenge(String rule, String step) {
+        for (DecisionListener l : each) {
+          l.challenge(rule, step);
         }
       }
     };

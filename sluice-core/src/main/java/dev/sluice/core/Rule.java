@@ -41,6 +41,9 @@ public final class Rule {
   private final Algorithm[] algorithms;
   private final long delayNanos;
   private final int delayQueue;
+  private final Action action;
+  private final int difficulty;
+  private final int maxDifficulty;
   /** The in-memory store's table for this rule, cached by the store that set it. */
   Object memoryBinding;
 
@@ -49,11 +52,17 @@ public final class Rule {
     this.key = b.key;
     this.limits = List.copyOf(b.limits);
     this.banNanos = b.banNanos;
-    this.mode = b.mode;
+    // A rule that only logs runs as a shadow rule: decided, counted and logged, never refused.
+    this.mode = b.action == Action.LOG && b.mode == Mode.ENFORCE ? Mode.SHADOW : b.mode;
     this.onStoreError = b.onStoreError;
     this.sharedBucket = b.sharedBucket;
     this.delayNanos = b.delayNanos;
     this.delayQueue = b.delayQueue;
+    this.action = b.action;
+    boolean challenges = b.action == Action.CHALLENGE;
+    this.difficulty = !challenges ? 0 : b.difficulty == 0 ? DEFAULT_DIFFICULTY : b.difficulty;
+    this.maxDifficulty = !challenges ? 0 : b.difficulty == 0 ? DEFAULT_DIFFICULTY
+        : b.maxDifficulty;
     this.escapedName = KeyTemplate.escape(name);
     int size = banNanos > 0 ? 1 : 0;
     long min = Long.MAX_VALUE;
@@ -128,6 +137,28 @@ public final class Rule {
   /** At most this many requests wait per key of this rule; the rest are refused at once. */
   public int delayQueue() {
     return delayQueue;
+  }
+
+  /**
+   * What the rule does to an HTTP request past its limit: refuse it (the default), challenge a
+   * browser to a proof of work ({@link Action#CHALLENGE}: the policy's {@code challenge}
+   * settings), or only log it ({@link Action#LOG}, which runs the rule in shadow mode).
+   */
+  public Action action() {
+    return action;
+  }
+
+  /**
+   * The leading zero bits a challenged browser's proof of work needs, before the client's score
+   * raises it; 0 for a rule that does not challenge.
+   */
+  public int difficulty() {
+    return difficulty;
+  }
+
+  /** The most a client's score raises {@link #difficulty()} to; 0 for a rule that does not challenge. */
+  public int maxDifficulty() {
+    return maxDifficulty;
   }
 
   /** The name of the shared bucket for callers missing a key dimension. */
@@ -222,6 +253,9 @@ public final class Rule {
     b.banNanos = banNanos;
     b.delayNanos = delayNanos;
     b.delayQueue = delayQueue;
+    b.action = action;
+    b.difficulty = difficulty;
+    b.maxDifficulty = maxDifficulty;
     limits.forEach(b::limit);
     return b;
   }
@@ -231,7 +265,27 @@ public final class Rule {
     return "Rule{" + name + ", key=" + key + ", limits=" + limits
         + (banNanos > 0 ? ", ban=" + ban() : "") + ", mode=" + mode
         + ", onStoreError=" + onStoreError
-        + (delayNanos > 0 ? ", delay=" + delay() + ", delayQueue=" + delayQueue : "") + "}";
+        + (delayNanos > 0 ? ", delay=" + delay() + ", delayQueue=" + delayQueue : "")
+        + (action == Action.REFUSE ? "" : ", action=" + action)
+        + (action == Action.CHALLENGE ? ", difficulty=" + difficulty
+            + (maxDifficulty > difficulty ? ".." + maxDifficulty : "") : "") + "}";
+  }
+
+  /**
+   * What a rule does past its limit (Cloudflare's rate limiting rules: block, managed challenge,
+   * log). Only an HTTP request can be challenged; a WebSocket upgrade, a WebSocket message and a
+   * check outside the admission step are refused by a challenging rule.
+   */
+  public enum Action {
+    /** Refuse (429). */
+    REFUSE,
+    /**
+     * Challenge: a browser gets a page that solves a proof of work and earns a clearance cookie,
+     * any other client the refusal. See {@code dev.sluice.core.policy.Challenge}.
+     */
+    CHALLENGE,
+    /** Log only: the rule decides, counts and logs, and never refuses (its mode is shadow). */
+    LOG
   }
 
   /** The key of a rule that names none: the client address. */
@@ -245,6 +299,13 @@ public final class Rule {
   public static final int DEFAULT_DELAY_QUEUE = 16;
   /** The longest delay: a waiting request holds its connection and a timer. */
   public static final Duration MAX_DELAY = Duration.ofMinutes(1);
+  /** A challenge's leading zero bits unless set: 65,536 hashes, a fraction of a second. */
+  public static final int DEFAULT_DIFFICULTY = 16;
+  /**
+   * The hardest challenge: 2^24 hashes take a browser's worker about 10 s; past that a person
+   * gives up before a script does.
+   */
+  public static final int MAX_DIFFICULTY = 24;
 
   /** Builds a {@link Rule}; each setter validates its argument at once. */
   public static final class Builder {
@@ -257,6 +318,9 @@ public final class Rule {
     private String sharedBucket = DEFAULT_SHARED_BUCKET;
     private long delayNanos;
     private int delayQueue = DEFAULT_DELAY_QUEUE;
+    private Action action = Action.REFUSE;
+    private int difficulty;
+    private int maxDifficulty;
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");
@@ -314,6 +378,31 @@ public final class Rule {
       return this;
     }
 
+    /** What the rule does past its limit (default {@link Action#REFUSE}). */
+    public Builder action(Action action) {
+      this.action = Checks.notNull(action, "action");
+      return this;
+    }
+
+    /**
+     * A challenge's difficulty in leading zero bits, {@code bits} at first and up to {@code max}
+     * as the client's challenge score grows (equal for a fixed difficulty); only with
+     * {@link Action#CHALLENGE}, whose default is {@value #DEFAULT_DIFFICULTY}.
+     */
+    public Builder difficulty(int bits, int max) {
+      if (bits < 1 || bits > MAX_DIFFICULTY) {
+        throw Checks.invalid("difficulty", bits, "1.." + MAX_DIFFICULTY + " leading zero bits ("
+            + "2^" + MAX_DIFFICULTY + " hashes take a browser about 10 s)");
+      }
+      if (max < bits || max > MAX_DIFFICULTY) {
+        throw Checks.invalid("maxDifficulty", max, bits + ".." + MAX_DIFFICULTY
+            + " (at least the difficulty)");
+      }
+      this.difficulty = bits;
+      this.maxDifficulty = max;
+      return this;
+    }
+
     /** The shared bucket for callers missing a key dimension (default {@code "unknown"}). */
     public Builder sharedBucket(String name) {
       Checks.name(name, "sharedBucket");
@@ -330,6 +419,16 @@ public final class Rule {
         if (!names.add(limit.name())) {
           throw Checks.invalid("limits", "'" + limit.name() + "' appears twice",
               "unique limit names in rule '" + name + "'");
+        }
+      }
+      if (action != Action.CHALLENGE && difficulty != 0) {
+        throw Checks.invalid("difficulty", difficulty, "no difficulty unless the rule's action "
+            + "is challenge (rule '" + name + "')");
+      }
+      if (action == Action.CHALLENGE) {
+        if (banNanos > 0) {
+          throw Checks.invalid("ban", Duration.ofNanos(banNanos), "no ban on a rule whose action is challenge: a ban "
+              + "refuses whoever solves (rule '" + name + "')");
         }
       }
       return new Rule(this);

@@ -34,6 +34,7 @@ public final class ResponseSpec {
   private final String unavailableJsonTemplate;
   private final Cors cors;
   private final boolean limitPreflights;
+  private final boolean challenge;
 
   private ResponseSpec(Builder b) {
     this.rateLimitHeaders = b.rateLimitHeaders;
@@ -45,6 +46,7 @@ public final class ResponseSpec {
     this.unavailableJsonTemplate = b.unavailableJsonTemplate;
     this.cors = b.cors;
     this.limitPreflights = b.limitPreflights;
+    this.challenge = b.challenge;
   }
 
   /** Both header families, the built-in pages, 503 for outages, no CORS, preflights unchecked. */
@@ -67,6 +69,7 @@ public final class ResponseSpec {
     b.unavailableJsonTemplate = unavailableJsonTemplate;
     b.cors = cors;
     b.limitPreflights = limitPreflights;
+    b.challenge = challenge;
     return b;
   }
 
@@ -117,6 +120,15 @@ public final class ResponseSpec {
     return limitPreflights;
   }
 
+  /**
+   * Whether the built-in JSON refusal names {@code "action":"challenge"}: the answer of a rule
+   * that challenges browsers to a client that is not one (or not navigating), so that it knows
+   * a browser would have been offered a way past.
+   */
+  public boolean namesChallenge() {
+    return challenge;
+  }
+
   /** The status a refusal {@code d} is answered with. */
   public int status(Decision d) {
     return d.degraded() ? unavailableStatus : 429;
@@ -127,6 +139,9 @@ public final class ResponseSpec {
     if (d.degraded()) {
       return html ? Bodies.unavailableHtml(d, unavailableHtmlTemplate)
           : Bodies.unavailableJson(d, unavailableJsonTemplate);
+    }
+    if (challenge && !html && jsonTemplate == null) {
+      return Bodies.refusalJsonNaming(d, "challenge");
     }
     return html ? Bodies.refusalHtml(d, htmlTemplate) : Bodies.refusalJson(d, jsonTemplate);
   }
@@ -159,6 +174,7 @@ public final class ResponseSpec {
     private String unavailableJsonTemplate;
     private Cors cors = Cors.disabled();
     private boolean limitPreflights;
+    private boolean challenge;
 
     private Builder() {}
 
@@ -229,6 +245,12 @@ public final class ResponseSpec {
 
     public Builder limitPreflights(boolean on) {
       this.limitPreflights = on;
+      return this;
+    }
+
+    /** See {@link ResponseSpec#namesChallenge()}. */
+    public Builder namesChallenge(boolean on) {
+      this.challenge = on;
       return this;
     }
 

@@ -58,7 +58,12 @@ public final class Admission {
     /** Wait {@link Outcome#delayNanos()}, then {@link Admission#redecide}. */
     DELAY,
     /** Not known yet: {@link Outcome#stage()} completes with the outcome. */
-    PENDING
+    PENDING,
+    /**
+     * A rule whose action is {@code challenge} refused a browser: write {@link Outcome#answer()}
+     * as it is (the puzzle page, or the verdict on an answer to one; see {@link Challenge}).
+     */
+    CHALLENGE
   }
 
   private final RateLimiter limiter;
@@ -67,6 +72,8 @@ public final class Admission {
   private final DecisionListener listener;
   private final DelayGate delays;
   private final boolean local;
+  /** The policy's challenges; null when no rule challenges. */
+  private final ChallengeStep challenges;
 
   private Admission(Builder b) {
     this.limiter = b.limiter;
@@ -75,6 +82,8 @@ public final class Admission {
     this.listener = b.listener;
     this.delays = b.delays;
     this.local = limiter.store().isLocal();
+    this.challenges = b.challenges == null ? null : new ChallengeStep(this, b.challenges,
+        responses.toBuilder().namesChallenge(true).build());
   }
 
   public static Builder builder() {
@@ -116,7 +125,9 @@ public final class Admission {
       }
       return new Outcome(this, kind, check, null, Action.FORWARD);
     }
-    return decide(new Outcome(this, kind, check, null, Action.PENDING));
+    Outcome o = new Outcome(this, kind, check, null, Action.PENDING);
+    o.request = request;
+    return decide(o);
   }
 
   /**
@@ -164,8 +175,14 @@ public final class Admission {
       return decided(o, f.join(), System.nanoTime() - start);
     }
     o.stage = f.handle((d, e) -> e != null ? failed(o.copy(Action.PENDING), unwrap(e))
-        : decided(o.copy(Action.PENDING), d, System.nanoTime() - start));
+        : decided(o.copy(Action.PENDING), d, System.nanoTime() - start))
+        .thenCompose(Admission::settled);
     return o;
+  }
+
+  /** {@code o} as a stage of its final outcome (a challenge may need the store again). */
+  static CompletionStage<Outcome> settled(Outcome o) {
+    return o.pending() ? o.stage : CompletableFuture.completedFuture(o);
   }
 
   private static Throwable unwrap(Throwable e) {
@@ -189,9 +206,37 @@ public final class Admission {
       return o;
     }
     o.release();
+    if (challenges != null && !d.allowed() && !d.degraded() && o.request != null) {
+      Rule rule = ruleNamed(o.check.rules(), d.rule());
+      if (rule != null && rule.action() == Rule.Action.CHALLENGE) {
+        return challenges.refused(o, rule, d, nanos);
+      }
+    }
     report(o, d, nanos);
     o.action = d.allowed() ? Action.FORWARD : d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
     return o;
+  }
+
+  /**
+   * {@code o}'s check decided again without {@code rule} (whose clearance the client holds): the
+   * outcome of the rules left, reported as any; the refusal by {@code rule} is not.
+   */
+  Outcome decideWithout(Outcome o, Rule rule) {
+    List<Rule> rest = new java.util.ArrayList<>(o.check.rules());
+    rest.remove(rule);
+    Check reduced = Check.of(List.copyOf(rest), o.check.identity(), o.check.cost(),
+        o.check.route());
+    Outcome r = new Outcome(this, o.kind, reduced, null, Action.PENDING);
+    r.request = o.request;
+    if (rest.isEmpty()) {
+      r.action = Action.FORWARD;
+      return r;
+    }
+    return decide(r);
+  }
+
+  RateLimiter limiter() {
+    return limiter;
   }
 
   /** True when {@code o} now waits for its token (see the class comment). */
@@ -222,7 +267,7 @@ public final class Admission {
     return true;
   }
 
-  private void report(Outcome o, Decision d, long nanos) {
+  void report(Outcome o, Decision d, long nanos) {
     if (d.rule() == null && !d.shadowRefused()) {
       return;
     }
@@ -269,6 +314,13 @@ public final class Admission {
     private String slot;
     private long budgetNanos;
     private long delayNanos;
+    /** The request admitted, for a challenge (null for a check made outside the policy). */
+    private RequestView request;
+    /** A challenge's answer, its step and why; a refusal's answers when it names a challenge. */
+    private dev.sluice.core.http.Answer answer;
+    private String challengeStep;
+    private String challengeReason;
+    private ResponseSpec responses;
 
     private Outcome(Admission admission, String kind, Check check, Decision decision,
         Action action) {
@@ -285,6 +337,7 @@ public final class Admission {
      */
     private synchronized Outcome copy(Action next) {
       Outcome o = new Outcome(admission, kind, check, decision, next);
+      o.request = request;
       o.slot = slot;
       o.budgetNanos = budgetNanos;
       slot = null;
@@ -332,9 +385,71 @@ public final class Admission {
       return kind;
     }
 
-    /** The answers of the admission that decided (its policy snapshot's). */
+    /**
+     * The answers of the admission that decided (its policy snapshot's); for a refusal by a rule
+     * that challenges, the same answers naming {@code "action":"challenge"}.
+     */
     public ResponseSpec responses() {
-      return admission.responses;
+      return responses != null ? responses : admission.responses;
+    }
+
+    /** The answer to write for {@link Action#CHALLENGE}; null for the other actions. */
+    public dev.sluice.core.http.Answer answer() {
+      return answer;
+    }
+
+    /**
+     * What the challenge step did, as its metrics name it: {@code issued} (the puzzle page),
+     * {@code solved}, {@code failed}, {@code replayed}, {@code refused} (its own limit),
+     * {@code cleared} (a clearance let the request past the rule), or null when no challenge
+     * was involved. A non-browser refused by a challenging rule: null, and a REFUSE.
+     */
+    public String challenge() {
+      return challengeStep;
+    }
+
+    /**
+     * Why: for {@code issued}, the clearance the request had ({@code none}, {@code expired},
+     * {@code invalid}); for {@code failed}, what was wrong with the answer; otherwise null.
+     */
+    public String challengeReason() {
+      return challengeReason;
+    }
+
+    RequestView request() {
+      return request;
+    }
+
+    Admission admission() {
+      return admission;
+    }
+
+    /** Ends this outcome with the challenge's {@code answer}. */
+    void challenged(dev.sluice.core.http.Answer a, String step, String reason) {
+      this.answer = a;
+      this.challengeStep = step;
+      this.challengeReason = reason;
+      this.action = Action.CHALLENGE;
+    }
+
+    /** Ends this outcome as a refusal answered by {@code spec}. */
+    void refused(ResponseSpec spec) {
+      this.responses = spec;
+      this.action = decision.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
+    }
+
+    /** Ends this outcome as {@code action} with {@code d} (a store the challenge asked failed). */
+    void end(Action action, Decision d) {
+      this.decision = d;
+      this.action = action;
+    }
+
+    /** A pending twin of this request's outcome, completed by {@code stage}. */
+    Outcome pendingOn(CompletionStage<Outcome> stage) {
+      Outcome p = new Outcome(admission, kind, check, decision, Action.PENDING);
+      p.request = request;
+      p.stage = stage;
+      return p;
     }
 
     /** How long a delayed request waits before {@link Admission#redecide}. */
@@ -391,6 +506,7 @@ public final class Admission {
     private ResponseSpec responses = ResponseSpec.defaults();
     private DecisionListener listener = DecisionListener.none();
     private DelayGate delays;
+    private Challenges challenges;
 
     private Builder() {}
 
@@ -403,12 +519,17 @@ public final class Admission {
     public Builder policy(Policy policy) {
       Checks.notNull(policy, "policy");
       this.selector = policy::select;
+      this.challenges = policy.challenges();
       return this;
     }
 
-    /** Selects by any function (a fixed rule, a test); {@link #policy} for a policy. */
+    /**
+     * Selects by any function (a fixed rule, a test); {@link #policy} for a policy. A rule that
+     * challenges refuses instead when selected this way: challenges are the policy's.
+     */
     public Builder selector(Function<RequestView, Check> selector) {
       this.selector = Checks.notNull(selector, "selector");
+      this.challenges = null;
       return this;
     }
 

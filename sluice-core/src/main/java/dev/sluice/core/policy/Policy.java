@@ -44,6 +44,9 @@ public final class Policy {
   private final RequestTarget.Rules paths;
   /** Per route, in order: its rules followed by the global ones, built once. */
   private final List<List<Rule>> selections;
+  private final Challenge challenge;
+  /** Made once per policy: every admission step of this policy shares its keys and nonces. */
+  private final Challenges challenges;
 
   private Policy(Builder b) {
     // In the order given: a policy file's effective form lists rules and dimensions as written.
@@ -56,6 +59,7 @@ public final class Policy {
     this.allow = b.allow;
     this.dryRun = b.dryRun;
     this.paths = b.paths;
+    this.challenge = b.challenge;
     this.routes = List.copyOf(b.routes);
     this.dimensions = Collections.unmodifiableMap(new LinkedHashMap<>(b.dimensions));
     this.clientAddress = b.clientAddress;
@@ -73,6 +77,8 @@ public final class Policy {
       selected.addAll(global);
       selections.add(List.copyOf(selected));
     }
+    // Last, from the fields above; here so that clashing cookie names fail the build.
+    this.challenges = Challenges.of(this);
   }
 
   public static Builder builder() {
@@ -157,6 +163,19 @@ public final class Policy {
     return paths;
   }
 
+  /**
+   * How rules whose action is {@code challenge} challenge browsers, or null when the policy does
+   * not say (such rules then use {@link Challenge#defaults()}).
+   */
+  public Challenge challenge() {
+    return challenge;
+  }
+
+  /** The policy's challenges: null when no rule challenges. */
+  Challenges challenges() {
+    return challenges;
+  }
+
   /** True when every enforcing rule runs as a shadow rule ({@code mode: shadow}, {@code --dry-run}). */
   public boolean dryRun() {
     return dryRun;
@@ -175,6 +194,7 @@ public final class Policy {
     b.clientAddress = clientAddress;
     b.allow = allow;
     b.paths = paths;
+    b.challenge = challenge;
     return b.dryRun(true).build();
   }
 
@@ -194,6 +214,7 @@ public final class Policy {
     private Networks allow = Networks.none();
     private boolean dryRun;
     private RequestTarget.Rules paths = RequestTarget.Rules.defaults();
+    private Challenge challenge;
 
     private Builder() {
       dimensions.put("ip", Source.clientAddress());
@@ -241,6 +262,12 @@ public final class Policy {
     /** How request paths are read: path parameters and encoded slashes (default: strip, refuse). */
     public Builder paths(RequestTarget.Rules rules) {
       this.paths = Checks.notNull(rules, "path");
+      return this;
+    }
+
+    /** How rules whose action is {@code challenge} challenge browsers (null: the defaults). */
+    public Builder challenge(Challenge challenge) {
+      this.challenge = challenge;
       return this;
     }
 

@@ -43,12 +43,15 @@ public final class EffectivePolicy {
     c.policy().dimensions().forEach((name, source) -> dimensions.put(name, source.toString()));
     out.put("dimensions", dimensions);
     Map<String, Object> rules = new LinkedHashMap<>();
-    c.rules().forEach((name, rule) -> rules.put(name, rule(rule)));
+    c.rules().forEach((name, rule) -> rules.put(name, rule(rule, c.policy().rules().get(name))));
     out.put("rules", rules);
     List<Object> routes = new ArrayList<>();
     c.policy().routes().forEach(route -> routes.add(route(route)));
     out.put("routes", routes);
     out.put("global", c.policy().global().stream().map(Rule::name).toList());
+    if (c.policy().challenge() != null) {
+      out.put("challenge", challenge(c.policy().challenge()));
+    }
     out.put("response", response(c.response()));
     out.put("cors", cors(c.cors()));
     out.put("websocket", websocket(c.websocket()));
@@ -156,6 +159,43 @@ public final class EffectivePolicy {
     m.put("headers", t.headers());
     m.put("ipv6Prefix", t.ipv6Prefix());
     m.put("unknownBucket", t.unknownBucket());
+    return m;
+  }
+
+  /** The settings, never the keys: the file they came from and how many it holds. */
+  private static Map<String, Object> challenge(dev.sluice.core.policy.Challenge ch) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (ch.keySource() != null) {
+      m.put("keyFile", ch.keySource());
+    }
+    m.put("clearance", Durations.format(ch.clearance()));
+    m.put("solveWithin", Durations.format(ch.solveWithin()));
+    m.put("ipv4Prefix", ch.ipv4Prefix());
+    m.put("ipv6Prefix", ch.ipv6Prefix());
+    m.put("noscript", lower(ch.noscript()));
+    m.put("noscriptWait", Durations.format(ch.noscriptWait()));
+    m.put("status", ch.status());
+    m.put("skip", ch.skip());
+    m.put("cookie", ch.cookie());
+    m.put("secureCookie", ch.secureCookie());
+    Map<String, Object> limit = new LinkedHashMap<>();
+    limit.put("maxScore", ch.maxScore());
+    limit.put("decay", Durations.format(ch.decay()));
+    limit.put("failureCost", ch.failureCost());
+    limit.put("raiseEvery", ch.raiseEvery());
+    m.put("limit", limit);
+    return m;
+  }
+
+  private static Map<String, Object> rule(RuleSettings r, Rule built) {
+    Map<String, Object> m = rule(r);
+    if (built != null && built.action() != Rule.Action.REFUSE) {
+      m.put("action", lower(built.action()));
+      if (built.action() == Rule.Action.CHALLENGE) {
+        m.put("difficulty", built.difficulty());
+        m.put("maxDifficulty", built.maxDifficulty());
+      }
+    }
     return m;
   }
 

@@ -52,7 +52,8 @@ public final class PolicyLoader {
 
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
       "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation",
-      "domains", "rls", "domain", "descriptors", "allow", "mode", "logging", "path");
+      "domains", "rls", "domain", "descriptors", "allow", "mode", "logging", "path",
+      "challenge");
 
   private PolicyLoader() {}
 
@@ -148,6 +149,7 @@ public final class PolicyLoader {
     RulesSection.Result rules = RulesSection.read(walk, doc, dimensions);
     rules.rules().forEach(policy::rule);
     RoutesSection.read(walk, doc, rules.names(), rules.rules(), policy);
+    ChallengeSection.read(walk, doc, policy);
     ResponseSettings response = ResponseSection.read(walk, doc);
     CorsSettings cors = CorsSection.read(walk, doc);
     WebSocketSettings websocket = WebSocketSection.read(walk, doc, dimensions, rules.names());

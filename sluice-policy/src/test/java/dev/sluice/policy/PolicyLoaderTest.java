@@ -191,7 +191,7 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL.replace("    limits:", "    limts: []\n    limits:")))
         .containsExactly("p.yaml:3: rules.analysis.limts : unknown key (expected: did you mean "
             + "'limits'? one of key, limits, ban, mode, onStoreError, sharedBucket, offSwitch, "
-            + "delay, delayQueue)");
+            + "delay, delayQueue, action, difficulty, maxDifficulty)");
   }
 
   @Test
@@ -199,7 +199,8 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL + "rule: {}\n")).containsExactly(
         "p.yaml:12: rule : unknown key (expected: did you mean 'rules'? one of version, trust, "
             + "dimensions, rules, routes, global, response, cors, websocket, gateway, store, "
-            + "moderation, domains, rls, domain, descriptors, allow, mode, logging, path)");
+            + "moderation, domains, rls, domain, descriptors, allow, mode, logging, path, "
+            + "challenge)");
   }
 
   @Test

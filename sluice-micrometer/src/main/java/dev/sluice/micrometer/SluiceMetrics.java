@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
  *       spent quota shows; rules that are off are not counted
  *   <li>{@code sluice.shadow.refusals} (rule), {@code sluice.bans} (rule),
  *       {@code sluice.decision.errors} (rule; {@code _none} before any rule was selected)
+ *   <li>{@code sluice.challenges} (rule, outcome: issued, solved, failed, replayed, refused,
+ *       cleared): the steps of rules whose action is {@code challenge}
  *   <li>{@code sluice.store.errors}: decisions the store could not answer
  *   <li>{@code sluice.decision.latency}: a timer with a percentiles histogram
  * </ul>
@@ -48,6 +50,8 @@ public final class SluiceMetrics implements DecisionListener {
   private final Map<String, Counter> bans = new ConcurrentHashMap<>();
   private final Map<String, Counter> errors = new ConcurrentHashMap<>();
   private final Map<Integer, Counter> generated = new ConcurrentHashMap<>();
+  /** By "rule,step": rule names are bounded as everywhere here, steps are six words. */
+  private final Map<String, Counter> challenges = new ConcurrentHashMap<>();
   private final Counter storeErrors;
   private final Timer latency;
 
@@ -165,6 +169,28 @@ public final class SluiceMetrics implements DecisionListener {
     generated.computeIfAbsent(s, k -> Counter.builder("sluice.generated.responses")
         .description("Responses Sluice generated itself (429, 503...), by status.")
         .tag("status", k == 0 ? "other" : Integer.toString(k)).register(registry)).increment();
+  }
+
+  private static final java.util.Set<String> CHALLENGE_STEPS =
+      java.util.Set.of("issued", "solved", "failed", "replayed", "refused", "cleared");
+
+  @Override
+  public void challenge(String rule, String step) {
+    if (!CHALLENGE_STEPS.contains(step)) {
+      return;
+    }
+    String r = label(rule);
+    challenges.computeIfAbsent(r + "," + step, k -> Counter.builder("sluice.challenges")
+        .description("Steps of challenging rules: pages issued, answers solved, failed "
+            + "(wrong) and replayed (spent nonce), refused (the challenge's own limit), "
+            + "cleared (a clearance let a request past the rule).")
+        .tag("rule", r).tag("outcome", step).register(registry)).increment();
+  }
+
+  /** The count of challenge {@code step}s of {@code rule}. */
+  public long challenges(String rule, String step) {
+    Counter c = challenges.get(rule + "," + step);
+    return c == null ? 0 : (long) c.count();
   }
 
   /** The count of {@code outcome} decisions for {@code rule} (or {@code _other}). */

@@ -19,9 +19,12 @@ public final class HttpRateLimitSettings {
   private final CorsHeaders cors;
   private final boolean refuseWebSocketBeforeUpgrade;
   private final DelayGate delays;
+  /** The policy selected by, when there is one: its challenges are part of the admission step. */
+  private final Policy policy;
 
   private HttpRateLimitSettings(Builder b) {
     this.selector = b.selector;
+    this.policy = b.policy;
     this.responses = b.responses.build();
     this.cors = CorsHeaders.of(responses.cors());
     this.refuseWebSocketBeforeUpgrade = b.refuseWebSocketBeforeUpgrade;
@@ -31,7 +34,9 @@ public final class HttpRateLimitSettings {
   /** Settings that check every request against {@code policy}. */
   public static Builder newBuilder(Policy policy) {
     Objects.requireNonNull(policy, "policy");
-    return new Builder(policy::select);
+    Builder b = new Builder(policy::select);
+    b.policy = policy;
+    return b;
   }
 
   /** Settings that ask {@code selector} which rules apply to a request. */
@@ -44,6 +49,7 @@ public final class HttpRateLimitSettings {
 
   public Builder toBuilder() {
     Builder b = new Builder(selector);
+    b.policy = policy;
     b.responses = responses.toBuilder();
     b.refuseWebSocketBeforeUpgrade = refuseWebSocketBeforeUpgrade;
     b.delays = delays;
@@ -52,6 +58,11 @@ public final class HttpRateLimitSettings {
 
   public Function<RequestView, Check> selector() {
     return selector;
+  }
+
+  /** The policy the selector is, or null for settings made with another selector. */
+  public Policy policy() {
+    return policy;
   }
 
   /** How refusals and limit headers look: core's spec, the servlet filter's too. */
@@ -116,6 +127,7 @@ public final class HttpRateLimitSettings {
     private ResponseSpec.Builder responses = ResponseSpec.newBuilder();
     private boolean refuseWebSocketBeforeUpgrade;
     private DelayGate delays;
+    private Policy policy;
 
     private Builder(Function<RequestView, Check> selector) {
       this.selector = selector;

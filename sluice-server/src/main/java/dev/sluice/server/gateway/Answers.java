@@ -127,6 +127,28 @@ final class Answers {
     return out;
   }
 
+  /**
+   * An answer the admission step made whole (a challenge's page or verdict), as it is: its
+   * fields, then the framing ({@code content-length}, {@code connection: close}).
+   */
+  ByteBuf answer(dev.sluice.core.http.Answer a, boolean keepAlive, ByteBufAllocator alloc) {
+    bodyBytes = a.bodyLength();
+    w.reset().put("HTTP/1.1 ").put(Integer.toString(a.status())).put(" ")
+        .put(HttpResponseStatus.valueOf(a.status()).reasonPhrase()).crlf();
+    for (int i = 0; i < a.fieldCount(); i++) {
+      fields.set(a.fieldName(i), a.fieldValue(i));
+    }
+    fields.set("content-length", Integer.toString(a.bodyLength()));
+    if (!keepAlive) {
+      w.put("connection: close\r\n");
+    }
+    w.crlf();
+    ByteBuf out = alloc.directBuffer(w.length() + a.bodyLength());
+    w.writeTo(out);
+    out.writeBytes(a.body());
+    return out;
+  }
+
   /** The body length of the last answer made. */
   int bodyBytes() {
     return bodyBytes;

@@ -341,6 +341,14 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
           forward(null);
         }
       }
+      case CHALLENGE -> {
+        // A challenge answers a GET; a body that came with one is read and dropped.
+        int code = o.answer().status();
+        generated = true;
+        events.generated(code);
+        write(answers.answer(o.answer(), keepAlive, ctx.alloc()), code);
+        skipBody();
+      }
       default -> refuse(o);
     }
   }

@@ -87,16 +87,16 @@ final class ChallengeSection {
     Mapping limit = Mapping.of(walk, m.node("limit"), m.path("limit"), LIMIT_KEYS,
         "a mapping with maxScore, decay, failureCost, raiseEvery");
     if (limit != null) {
-      double max = limit.get("maxScore", "a number 2..10000", text -> {
+      double max = limit.get("maxScore", "a number 2..1e9", text -> {
         double v = Values.POSITIVE_NUMBER.parse(text);
-        if (v < 2 || v > 10_000) {
-          throw new IllegalArgumentException("a number 2..10000");
+        if (v < 2 || v > 1e9) {
+          throw new IllegalArgumentException("a number 2..1e9");
         }
         return v;
       }, Challenge.DEFAULT_MAX_SCORE);
       Duration decay = limit.get("decay", "a duration from 10ms to 1h, like 15s",
           within(Duration.ofMillis(10), Duration.ofHours(1)), Challenge.DEFAULT_DECAY);
-      int failure = limit.get("failureCost", "a whole number 1..maxScore", integer(1, 10_000),
+      int failure = limit.get("failureCost", "a whole number 1..maxScore", integer(1, 1_000_000),
           Challenge.DEFAULT_FAILURE_COST);
       int raise = limit.get("raiseEvery", "a whole number 1..10000", integer(1, 10_000),
           Challenge.DEFAULT_RAISE_EVERY);

@@ -1,33 +1,27 @@
 package dev.sluice.core.internal;
 
 /**
- * An HMAC-SHA256 key (RFC 2104) with its inner and outer pads compressed once: an HMAC of a short
- * message then costs two compressions and allocates nothing ({@link #mac} with a
- * {@link Sha256} the caller owns). Immutable.
+ * An HMAC-SHA256 key (RFC 2104) whose padded blocks are made once: an HMAC is then computed on
+ * a {@link Sha256} the caller owns and allocates nothing, where {@code Mac.doFinal} allocates
+ * two arrays a call. Immutable.
  */
 public final class HmacKey {
 
-  private final int[] inner = new int[8];
-  private final int[] outer = new int[8];
+  private final byte[] inner = new byte[Sha256.BLOCK];
+  private final byte[] outer = new byte[Sha256.BLOCK];
 
   public HmacKey(byte[] key) {
     byte[] k = key.length > Sha256.BLOCK ? Sha256.of(key) : key;
-    byte[] pad = new byte[Sha256.BLOCK];
-    Sha256 s = new Sha256();
     for (int i = 0; i < Sha256.BLOCK; i++) {
-      pad[i] = (byte) ((i < k.length ? k[i] : 0) ^ 0x36);
+      byte b = i < k.length ? k[i] : 0;
+      inner[i] = (byte) (b ^ 0x36);
+      outer[i] = (byte) (b ^ 0x5c);
     }
-    s.update(pad, 0, pad.length).midstate(inner);
-    s.reset();
-    for (int i = 0; i < Sha256.BLOCK; i++) {
-      pad[i] = (byte) ((i < k.length ? k[i] : 0) ^ 0x5c);
-    }
-    s.update(pad, 0, pad.length).midstate(outer);
   }
 
   /** Starts a message under this key on {@code s}: update it, then {@link #mac}. */
   public Sha256 begin(Sha256 s) {
-    return s.resume(inner, Sha256.BLOCK);
+    return s.reset().update(inner, 0, Sha256.BLOCK);
   }
 
   /**
@@ -36,7 +30,7 @@ public final class HmacKey {
    */
   public void mac(Sha256 s, byte[] out, int off) {
     s.digest(out, off);
-    s.resume(outer, Sha256.BLOCK).update(out, off, Sha256.LENGTH).digest(out, off);
+    s.reset().update(outer, 0, Sha256.BLOCK).update(out, off, Sha256.LENGTH).digest(out, off);
   }
 
   /** The MAC of {@code message}, for set-up and tests: allocates. */

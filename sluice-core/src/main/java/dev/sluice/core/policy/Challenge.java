@@ -363,8 +363,8 @@ public final class Challenge {
      * bit per {@code raiseEvery} points.
      */
     public Builder limit(double maxScore, Duration decay, int failureCost, int raiseEvery) {
-      if (!(maxScore >= 2) || maxScore > 10_000) {
-        throw Checks.invalid("maxScore", maxScore, "2..10000");
+      if (!(maxScore >= 2) || maxScore > 1e9) {
+        throw Checks.invalid("maxScore", maxScore, "2..1e9");
       }
       this.decay = within(decay, "decay", Duration.ofMillis(10), Duration.ofHours(1));
       if (failureCost < 1 || failureCost > maxScore) {

@@ -43,6 +43,26 @@ import java.util.function.Function;
  */
 final class ChallengeStep {
 
+  /**
+   * The last page and "too many" answer this thread made. A flood from one client asks again and
+   * again within a second: it gets the same bytes (the same puzzle, bound to its network, whose
+   * nonce is spent once whoever solves it), as a flood of refusals gets the last refusal's, so a
+   * challenged flood costs what a refused one does. Keyed by everything the answer says.
+   */
+  private static final class Last {
+    Challenges.Keys keys;
+    ClientAddress client;
+    int difficulty;
+    long retryAfter;
+    long second;
+    Answer page;
+    Challenges limitedBy;
+    long limitedRetryAfter = -1;
+    Answer limited;
+  }
+
+  private static final ThreadLocal<Last> LAST = ThreadLocal.withInitial(Last::new);
+
   private final Admission admission;
   private final Challenges c;
   private final ResponseSpec namingChallenge;
@@ -122,21 +142,37 @@ final class ChallengeStep {
       double score = d.degraded() || d.remaining() < 0 ? Double.NaN
           : c.settings().maxScore() - d.remaining();
       int difficulty = c.difficulty(keys.rule, score);
+      long retryAfter = refusal.retryAfterSeconds();
+      Last last = LAST.get();
+      if (last.page != null && last.keys == keys && last.second == now
+          && last.difficulty == difficulty && last.retryAfter == retryAfter
+          && java.util.Objects.equals(last.client, client)) {
+        listener.challenge(keys.rule.name(), "issued");
+        o.challenged(last.page, "issued", why);
+        return o;
+      }
       String puzzle = c.puzzle(keys, client, difficulty, now);
       String nonce = Challenges.nonceOf(puzzle);
       List<String> fields = new ArrayList<>(16);
       html(fields);
       fields.add("retry-after");
-      fields.add(Long.toString(refusal.retryAfterSeconds()));
+      fields.add(Long.toString(retryAfter));
       fields.add("content-security-policy");
       fields.add(ChallengePages.policy(nonce));
       if (c.settings().noscript() == Challenge.NoScript.REFRESH) {
         fields.add("set-cookie");
         fields.add(c.answerCookie(puzzle));
       }
+      Answer page = new Answer(c.settings().status(), fields,
+          c.pages().puzzle(nonce, puzzle, difficulty));
+      last.keys = keys;
+      last.client = client;
+      last.difficulty = difficulty;
+      last.retryAfter = retryAfter;
+      last.second = now;
+      last.page = page;
       listener.challenge(keys.rule.name(), "issued");
-      o.challenged(new Answer(c.settings().status(), fields,
-          c.pages().puzzle(nonce, puzzle, difficulty)), "issued", why);
+      o.challenged(page, "issued", why);
       return o;
     });
   }
@@ -186,15 +222,24 @@ final class ChallengeStep {
   /** Refused by the challenge's own limit: 429 and when to come back. */
   private Outcome limited(Outcome o, Rule rule, Decision d) {
     listener.challenge(rule.name(), "refused");
-    List<String> fields = new ArrayList<>(10);
-    html(fields);
-    fields.add("retry-after");
-    fields.add(Long.toString(d.retryAfterSeconds()));
-    fields.add("content-security-policy");
-    fields.add(ChallengePages.SMALL_POLICY);
-    fields.add("set-cookie");
-    fields.add(c.spentAnswerCookie());
-    o.challenged(new Answer(429, fields, c.pages().limited()), "refused", null);
+    long retryAfter = d.retryAfterSeconds();
+    Last last = LAST.get();
+    Answer limited = last.limited;
+    if (limited == null || last.limitedBy != c || last.limitedRetryAfter != retryAfter) {
+      List<String> fields = new ArrayList<>(10);
+      html(fields);
+      fields.add("retry-after");
+      fields.add(Long.toString(retryAfter));
+      fields.add("content-security-policy");
+      fields.add(ChallengePages.SMALL_POLICY);
+      fields.add("set-cookie");
+      fields.add(c.spentAnswerCookie());
+      limited = new Answer(429, fields, c.pages().limited());
+      last.limited = limited;
+      last.limitedBy = c;
+      last.limitedRetryAfter = retryAfter;
+    }
+    o.challenged(limited, "refused", null);
     return o;
   }
 

@@ -11,7 +11,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
-/** The hand-written SHA-256, HMAC and base64url against the JDK's, on random inputs. */
+/** SHA-256 through its buffer, the HMAC and base64url against the JDK's, on random inputs. */
 class Sha256Properties {
 
   @Property(tries = 500)

@@ -28,6 +28,10 @@ final class Answers {
   private final HeadWriter w = new HeadWriter();
   private final FieldWriter fields = new FieldWriter(w);
   private Last last;
+  /** The last whole answer written ({@link #answer}) and its bytes: a challenged flood's. */
+  private dev.sluice.core.http.Answer lastAnswer;
+  private boolean lastAnswerKeepAlive;
+  private ByteBuf lastAnswerBytes;
   /** The body length of the last answer made, for the access log. */
   private int bodyBytes;
 
@@ -133,6 +137,9 @@ final class Answers {
    */
   ByteBuf answer(dev.sluice.core.http.Answer a, boolean keepAlive, ByteBufAllocator alloc) {
     bodyBytes = a.bodyLength();
+    if (a == lastAnswer && keepAlive == lastAnswerKeepAlive) {
+      return lastAnswerBytes.retainedDuplicate();   // the same answer object: the same bytes
+    }
     w.reset().put("HTTP/1.1 ").put(Integer.toString(a.status())).put(" ")
         .put(HttpResponseStatus.valueOf(a.status()).reasonPhrase()).crlf();
     for (int i = 0; i < a.fieldCount(); i++) {
@@ -146,6 +153,12 @@ final class Answers {
     ByteBuf out = alloc.directBuffer(w.length() + a.bodyLength());
     w.writeTo(out);
     out.writeBytes(a.body());
+    if (lastAnswerBytes != null) {
+      lastAnswerBytes.release();
+    }
+    lastAnswer = a;
+    lastAnswerKeepAlive = keepAlive;
+    lastAnswerBytes = out.retainedDuplicate();
     return out;
   }
 
@@ -166,6 +179,11 @@ final class Answers {
     if (last != null) {
       last.bytes.release();
       last = null;
+    }
+    if (lastAnswerBytes != null) {
+      lastAnswerBytes.release();
+      lastAnswerBytes = null;
+      lastAnswer = null;
     }
   }
 

@@ -23,7 +23,8 @@ import java.util.Locale;
  * browsers (core's {@link Challenge}, which holds every rule and default). Its {@code keyFile}
  * holds the signing keys, one per line in base64 (at least 32 bytes each, {@code #} comments):
  * the first signs, every one verifies, so rotating is putting a new key first and removing the
- * old one once its clearances have expired. The file is read at load and at every reload.
+ * old one once its clearances have expired. The file is read at load and at every reload. An
+ * empty {@code keyFile} (as {@code ${VAR:-}} gives) is none: a random key of this process.
  */
 final class ChallengeSection {
 
@@ -46,8 +47,14 @@ final class ChallengeSection {
       return;
     }
     Challenge.Builder b = Challenge.builder();
-    String file = m.get("keyFile", KEY_FILE_EXPECTED, Values.TEXT, null);
-    if (file != null) {
+    // Empty (as ${VAR:-} gives when VAR is unset): no file, this process's random key.
+    String file = m.get("keyFile", KEY_FILE_EXPECTED, text -> {
+      if (text.length() > 1024) {
+        throw new IllegalArgumentException(KEY_FILE_EXPECTED);
+      }
+      return text.strip();
+    }, "");
+    if (!file.isEmpty()) {
       keys(walk, m, file, b);
     }
     set(walk, m, "clearance", () -> b.clearance(m.get("clearance", "a duration from 1m to 30d, "

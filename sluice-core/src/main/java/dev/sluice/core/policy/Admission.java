@@ -34,6 +34,11 @@ import java.util.function.Function;
  *       {@link Outcome#delayed()}: the adapter waits {@link Outcome#delayNanos()} on its own
  *       timer and calls {@link #redecide}; the whole check runs again (a refused check
  *       consumes nothing, so no future token is reserved). docs/SEMANTICS.md has the numbers.
+ *   <li>A final refusal by a rule whose action is {@code challenge} (policies selected through
+ *       {@link Builder#policy}) goes to {@code ChallengeStep}: a browser's navigation gets
+ *       {@link Action#CHALLENGE} with the page or the verdict on its answer, a client holding a
+ *       clearance is decided again without the rule, any other request gets the refusal.
+ *       See {@link Challenge}.
  *   <li>Every decision is reported to the listener once, when it is final, with its latency
  *       for a remote store (-1 for a local one: it takes less than the timing would); a
  *       refusal that started a ban is reported with the banned key.

@@ -58,7 +58,17 @@ final class ChallengeStep {
     Answer page;
     Challenges limitedBy;
     long limitedRetryAfter = -1;
+    boolean limitedSpends;
     Answer limited;
+    /**
+     * A client the challenge's own limit refused, and until when (the wall clock's millis): its
+     * next pages are refused without asking the store, which could not say otherwise before
+     * then (a refused check consumes nothing; only time gives a score room), as the Redis
+     * store's refusal cache reasons.
+     */
+    ClientAddress refusedClient;
+    long refusedFrom;
+    long refusedUntil;
   }
 
   private static final ThreadLocal<Last> LAST = ThreadLocal.withInitial(Last::new);
@@ -133,9 +143,19 @@ final class ChallengeStep {
 
   private Outcome issue(Outcome o, Challenges.Keys keys, Decision refusal, ClientAddress client,
       long now, String why) {
+    Last seen = LAST.get();
+    long millis = c.settings().clock().millis();
+    if (seen.limitedBy == c && seen.refusedClient != null && seen.refusedClient.equals(client)
+        && millis >= seen.refusedFrom && millis < seen.refusedUntil) {
+      return limited(o, keys.rule, -Math.floorDiv(-(seen.refusedUntil - millis), 1000), false);
+    }
     return then(o, limiter.checkAsync(clientRules, Challenges.identity(null, client), 1), d -> {
       if (!d.allowed() && !d.degraded()) {
-        return limited(o, keys.rule, d);
+        Last last = LAST.get();
+        last.refusedClient = client;
+        last.refusedFrom = millis;
+        last.refusedUntil = millis + d.retryAfterMillis();
+        return limited(o, keys.rule, d.retryAfterSeconds(), false);
       }
       // An allowed decision tells what is left, not the score: one point a page, so the score
       // is what is missing from the maximum.
@@ -191,7 +211,7 @@ final class ChallengeStep {
               listener.challenge(rule.name(), "replayed");
               return verdict(o, 403, c.pages().used(), null, "replayed", "nonce already spent");
             }
-            return limited(o, rule, d);
+            return limited(o, rule, d.retryAfterSeconds(), true);
           }
           // Cloudflare's behaviour: solving resets the client's count on the rule.
           CompletionStage<Boolean> reset;
@@ -213,31 +233,40 @@ final class ChallengeStep {
     return then(o, limiter.checkAsync(clientRules, Challenges.identity(null, client),
         c.settings().failureCost()), d -> {
           if (!d.allowed() && !d.degraded()) {
-            return limited(o, rule, d);
+            return limited(o, rule, d.retryAfterSeconds(), true);
           }
           return verdict(o, 403, c.pages().failed(), null, "failed", answer.why);
         });
   }
 
-  /** Refused by the challenge's own limit: 429 and when to come back. */
-  private Outcome limited(Outcome o, Rule rule, Decision d) {
+  /**
+   * Refused by the challenge's own limit: 429 and when to come back ({@code spends}: the
+   * request brought an answer, whose cookie is removed).
+   */
+  private Outcome limited(Outcome o, Rule rule, long retryAfter, boolean spends) {
     listener.challenge(rule.name(), "refused");
-    long retryAfter = d.retryAfterSeconds();
     Last last = LAST.get();
     Answer limited = last.limited;
-    if (limited == null || last.limitedBy != c || last.limitedRetryAfter != retryAfter) {
+    if (limited == null || last.limitedBy != c || last.limitedRetryAfter != retryAfter
+        || last.limitedSpends != spends) {
       List<String> fields = new ArrayList<>(10);
-      html(fields);
+      fields.add("content-type");
+      fields.add(Bodies.HTML);
+      fields.add("cache-control");
+      fields.add("no-store");
       fields.add("retry-after");
-      fields.add(Long.toString(retryAfter));
+      fields.add(Long.toString(Math.max(1, retryAfter)));
       fields.add("content-security-policy");
       fields.add(ChallengePages.SMALL_POLICY);
-      fields.add("set-cookie");
-      fields.add(c.spentAnswerCookie());
+      if (spends) {
+        fields.add("set-cookie");
+        fields.add(c.spentAnswerCookie());
+      }
       limited = new Answer(429, fields, c.pages().limited());
       last.limited = limited;
       last.limitedBy = c;
       last.limitedRetryAfter = retryAfter;
+      last.limitedSpends = spends;
     }
     o.challenged(limited, "refused", null);
     return o;

@@ -398,7 +398,8 @@ class ChallengeTest {
     assertThat(limited.answer().status()).isEqualTo(429);
     assertThat(limited.answer().field("retry-after")).as("a point decays in 10 s")
         .isEqualTo("10");
-    ticker.advance(Duration.ofSeconds(10));
+    ticker.advance(Duration.ofSeconds(10));   // time passes for the store and the wall alike
+    clock.advance(Duration.ofSeconds(10));
     assertThat(a.admit(r, DecisionListener.HTTP).challenge()).as("a point decayed")
         .isEqualTo("issued");
   }

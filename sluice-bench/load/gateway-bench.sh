@@ -47,6 +47,13 @@
 #   (m) nginx-flood    the same flood against nginx limit_req (rate=1r/m burst=1 nodelay,
 #                  limit_req_status 429); goal: sluice-flood >= 1.3x its requests/s and <= 0.8x
 #                  its CPU per refusal. For (l) and (m) the 429s are the answer, not errors.
+#   (n) sluice-challenge-flood   (l)'s flood from a browser (Accept: text/html, html.lua) on a
+#                  rule whose action is challenge, the challenge's own limit out of reach: every
+#                  request is answered with the puzzle page (429, about 4.5 KB); goal (issue 22):
+#                  no more server CPU per request than (l)'s refusals, in the same run
+#   (o) sluice-challenge-limited-flood   (n) with the challenge's own limit at its default (20
+#                  pages, one point back per 15 s): after 20 pages the flood gets the small
+#                  "too many checks" 429, what a flood of challenged requests really gets
 #
 # CPU (the machine has 2 cores; everything is pinned with taskset, and every proxy gets exactly
 # the same): the server under test owns core SERVER_CPU, and wrk runs on core CLIENT_CPU.
@@ -292,6 +299,15 @@ printf '# No rule at all: the gateway only proxies.\nversion: 1\n' >"$work/passt
   echo "routes:"
   echo "  - {name: all, rules: [flood]}"
 } >"$work/flood.yaml"
+# (n), (o): the flood's limit on a rule that challenges browsers; (n) keeps the challenge's own
+# limit out of reach, so every answer is a puzzle page.
+sed 's/^  flood:$/  flood:\n    action: challenge/' "$work/flood.yaml" >"$work/challenge-limited.yaml"
+{ cat "$work/challenge-limited.yaml"
+  printf 'challenge:\n  limit: {maxScore: 1000000000, decay: 10ms}\n'; } >"$work/challenge-flood.yaml"
+cat >"$work/html.lua" <<'EOF'
+-- wrk: every request as a browser's navigation asks for a page
+wrk.headers["Accept"] = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+EOF
 # The same limit keyed on a header that keys.lua sets to a random one of a million clients per
 # request, so that a batch of Redis decisions rarely meets a key twice.
 sed 's/^rules:$/dimensions:\n  client: header:X-Client\nrules:/; s/^  huge:$/  huge:\n    key: client/' \
@@ -325,6 +341,15 @@ start_sluice() { # name policy [jar]
 start_sluice sluice-limits "$work/never-refuses.yaml"
 start_sluice sluice-passthrough "$work/passthrough.yaml"
 start_sluice sluice-flood "$work/flood.yaml"
+start_sluice sluice-challenge-flood "$work/challenge-flood.yaml"
+start_sluice sluice-challenge-limited-flood "$work/challenge-limited.yaml"
+for t in sluice-challenge-flood sluice-challenge-limited-flood; do
+  SCRIPT[$t]="$work/html.lua"
+  log "$t: a browser's answer:"
+  curl -s -D - -o "$work/$t.page" -H 'Accept: text/html' "${URL[$t]}" | tr -d '\r' \
+    | grep -iv '^content-security-policy\|^set-cookie' | sed 's/^/    /' >&2
+  log "    ($(wc -c <"$work/$t.page") bytes of body)"
+done
 if [ -n "${BASELINE_JAR:-}" ]; then
   [ -f "$BASELINE_JAR" ] || die "BASELINE_JAR=$BASELINE_JAR: no such file"
   start_sluice base-sluice-limits "$work/never-refuses.yaml" "$BASELINE_JAR"
@@ -449,7 +474,7 @@ CPUPIDS[netty-relay]="$nr_pid"
 
 # ---- runs -------------------------------------------------------------------------------------
 targets=(direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay
-  sluice-flood nginx-flood)
+  sluice-flood nginx-flood sluice-challenge-flood sluice-challenge-limited-flood)
 if [ "${REDIS:-1}" = 1 ]; then
   targets+=(sluice-redis sluice-limits-256 sluice-redis-delayed-256 sluice-limits-keys
     sluice-redis-keys)
@@ -489,7 +514,7 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A M
 # Every known target, measured or not (TARGETS), so that a ratio to one left out reads n/a.
 for t in direct sluice-limits sluice-passthrough nginx-limit_req nginx-proxy_pass netty-relay \
-  sluice-flood nginx-flood sluice-redis \
+  sluice-flood nginx-flood sluice-challenge-flood sluice-challenge-limited-flood sluice-redis \
   sluice-limits-256 sluice-redis-delayed-256 sluice-limits-keys sluice-redis-keys \
   "${targets[@]}"; do
   RPS[$t]="${RPS[$t]:-}" P50[$t]="${P50[$t]:-}" P99[$t]="${P99[$t]:-}" CPU[$t]="${CPU[$t]:-}"
@@ -543,6 +568,13 @@ cpu_flood="$(ratio "$(median "${CPU[sluice-flood]}")" "$(median "${CPU[nginx-flo
 echo "goal 6, sluice refusing a flood >= 1.30 x nginx limit_req refusing it: requests/s $flood" \
   "($(verdict "$flood" 1.30)); CPU per refusal $cpu_flood x nginx's" \
   "($(awk -v r="$cpu_flood" 'BEGIN { print r == "n/a" ? "n/a" : (r + 0 <= 0.8) ? "met" : "missed" }'))"
+cpu_page="$(ratio "$(median "${CPU[sluice-challenge-flood]}")" "$(median "${CPU[sluice-flood]}")")"
+cpu_lim="$(ratio "$(median "${CPU[sluice-challenge-limited-flood]}")" \
+  "$(median "${CPU[sluice-flood]}")")"
+le1() { awk -v r="$1" 'BEGIN { print r == "n/a" ? "n/a" : (r + 0 <= 1.0) ? "met" : "missed" }'; }
+echo "goal 7 (issue 22), a flood of challenge pages costs no more server CPU per request than a" \
+  "flood of refusals: $cpu_page x sluice-flood's ($(le1 "$cpu_page")); past the challenge's own" \
+  "limit: $cpu_lim x ($(le1 "$cpu_lim"))"
 pass="$(ratio "${M[sluice-passthrough]}" "${M[nginx-proxy_pass]}")"
 cpu_pass="$(ratio "$(median "${CPU[nginx-proxy_pass]}")" "$(median "${CPU[sluice-passthrough]}")")"
 echo "goal 3, sluice passthrough >= 1.00 x nginx proxy_pass: requests/s $pass ($(verdict "$pass" 1.00));" \

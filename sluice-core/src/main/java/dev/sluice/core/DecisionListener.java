@@ -70,6 +70,13 @@ public interface DecisionListener {
 
   /** A concurrency rule's lease was taken ({@code +1}) or given back ({@code -1}). */
   default void inFlight(String rule, int delta) {}
+  /**
+   * A challenge step of {@code rule} (a rule whose action is {@code challenge}): {@code issued}
+   * (a puzzle page), {@code solved}, {@code failed} (a wrong answer), {@code replayed} (an
+   * answer whose nonce was spent), {@code refused} (the challenge's own limit per client) or
+   * {@code cleared} (a clearance cookie let the request past the rule).
+   */
+  default void challenge(String rule, String step) {}
 
   /** A listener that ignores everything. */
   static DecisionListener none() {
@@ -157,6 +164,13 @@ public interface DecisionListener {
       public void inFlight(String rule, int delta) {
         for (DecisionListener l : each) {
           l.inFlight(rule, delta);
+        }
+      }
+
+      @Override
+      public void challenge(String rule, String step) {
+        for (DecisionListener l : each) {
+          l.challenge(rule, step);
         }
       }
     };

@@ -46,6 +46,9 @@ public final class Rule {
   private final int concurrency;
   private final long leaseTtlNanos;
   private final int status;
+  private final Action action;
+  private final int difficulty;
+  private final int maxDifficulty;
   /** The in-memory store's table for this rule, cached by the store that set it. */
   Object memoryBinding;
 
@@ -54,7 +57,8 @@ public final class Rule {
     this.key = b.key;
     this.limits = List.copyOf(b.limits);
     this.banNanos = b.banNanos;
-    this.mode = b.mode;
+    // A rule that only logs runs as a shadow rule: decided, counted and logged, never refused.
+    this.mode = b.action == Action.LOG && b.mode == Mode.ENFORCE ? Mode.SHADOW : b.mode;
     this.onStoreError = b.onStoreError;
     this.sharedBucket = b.sharedBucket;
     this.delayNanos = b.delayNanos;
@@ -68,6 +72,11 @@ public final class Rule {
     this.concurrency = b.concurrency;
     this.leaseTtlNanos = b.leaseTtlNanos;
     this.status = b.status;
+    this.action = b.action;
+    boolean challenges = b.action == Action.CHALLENGE;
+    this.difficulty = !challenges ? 0 : b.difficulty == 0 ? DEFAULT_DIFFICULTY : b.difficulty;
+    this.maxDifficulty = !challenges ? 0 : b.difficulty == 0 ? DEFAULT_DIFFICULTY
+        : b.maxDifficulty;
     this.escapedName = KeyTemplate.escape(name);
     int size = banNanos > 0 ? 1 : 0;
     long min = Long.MAX_VALUE;
@@ -191,6 +200,28 @@ public final class Rule {
     return countStatus == null && cooldown == null && concurrency == 0;
   }
 
+  /**
+   * What the rule does to an HTTP request past its limit: refuse it (the default), challenge a
+   * browser to a proof of work ({@link Action#CHALLENGE}: the policy's {@code challenge}
+   * settings), or only log it ({@link Action#LOG}, which runs the rule in shadow mode).
+   */
+  public Action action() {
+    return action;
+  }
+
+  /**
+   * The leading zero bits a challenged browser's proof of work needs, before the client's score
+   * raises it; 0 for a rule that does not challenge.
+   */
+  public int difficulty() {
+    return difficulty;
+  }
+
+  /** The most a client's score raises {@link #difficulty()} to; 0 for a rule that does not challenge. */
+  public int maxDifficulty() {
+    return maxDifficulty;
+  }
+
   /** The name of the shared bucket for callers missing a key dimension. */
   public String sharedBucket() {
     return sharedBucket;
@@ -288,6 +319,9 @@ public final class Rule {
     b.concurrency = concurrency;
     b.leaseTtlNanos = leaseTtlNanos;
     b.status = status;
+    b.action = action;
+    b.difficulty = difficulty;
+    b.maxDifficulty = maxDifficulty;
     limits.forEach(b::limit);
     return b;
   }
@@ -301,7 +335,27 @@ public final class Rule {
         + (countStatus != null ? ", countStatus=" + countStatus : "")
         + (cooldown != null ? ", " + cooldown : "")
         + (concurrency > 0 ? ", concurrency=" + concurrency + ", leaseTtl=" + leaseTtl() : "")
-        + (status > 0 ? ", status=" + status : "") + "}";
+        + (status > 0 ? ", status=" + status : "")
+        + (action == Action.REFUSE ? "" : ", action=" + action)
+        + (action == Action.CHALLENGE ? ", difficulty=" + difficulty
+            + (maxDifficulty > difficulty ? ".." + maxDifficulty : "") : "") + "}";
+  }
+
+  /**
+   * What a rule does past its limit (Cloudflare's rate limiting rules: block, managed challenge,
+   * log). Only an HTTP request can be challenged; a WebSocket upgrade, a WebSocket message and a
+   * check outside the admission step are refused by a challenging rule.
+   */
+  public enum Action {
+    /** Refuse (429). */
+    REFUSE,
+    /**
+     * Challenge: a browser gets a page that solves a proof of work and earns a clearance cookie,
+     * any other client the refusal. See {@code dev.sluice.core.policy.Challenge}.
+     */
+    CHALLENGE,
+    /** Log only: the rule decides, counts and logs, and never refuses (its mode is shadow). */
+    LOG
   }
 
   /** The key of a rule that names none: the client address. */
@@ -317,6 +371,13 @@ public final class Rule {
   public static final Duration MAX_DELAY = Duration.ofMinutes(1);
   /** A concurrency lease's default life: longer than any response the gateway waits for. */
   public static final Duration DEFAULT_LEASE_TTL = Duration.ofMinutes(10);
+  /** A challenge's leading zero bits unless set: 65,536 hashes, a fraction of a second. */
+  public static final int DEFAULT_DIFFICULTY = 16;
+  /**
+   * The hardest challenge: 2^24 hashes take a browser's worker about 10 s; past that a person
+   * gives up before a script does.
+   */
+  public static final int MAX_DIFFICULTY = 24;
 
   /** Builds a {@link Rule}; each setter validates its argument at once. */
   public static final class Builder {
@@ -335,6 +396,9 @@ public final class Rule {
     private int concurrency;
     private long leaseTtlNanos = DEFAULT_LEASE_TTL.toNanos();
     private int status;
+    private Action action = Action.REFUSE;
+    private int difficulty;
+    private int maxDifficulty;
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");
@@ -389,6 +453,31 @@ public final class Rule {
         throw Checks.invalid("delayQueue", n, "1..100000");
       }
       this.delayQueue = n;
+      return this;
+    }
+
+    /** What the rule does past its limit (default {@link Action#REFUSE}). */
+    public Builder action(Action action) {
+      this.action = Checks.notNull(action, "action");
+      return this;
+    }
+
+    /**
+     * A challenge's difficulty in leading zero bits, {@code bits} at first and up to {@code max}
+     * as the client's challenge score grows (equal for a fixed difficulty); only with
+     * {@link Action#CHALLENGE}, whose default is {@value #DEFAULT_DIFFICULTY}.
+     */
+    public Builder difficulty(int bits, int max) {
+      if (bits < 1 || bits > MAX_DIFFICULTY) {
+        throw Checks.invalid("difficulty", bits, "1.." + MAX_DIFFICULTY + " leading zero bits ("
+            + "2^" + MAX_DIFFICULTY + " hashes take a browser about 10 s)");
+      }
+      if (max < bits || max > MAX_DIFFICULTY) {
+        throw Checks.invalid("maxDifficulty", max, bits + ".." + MAX_DIFFICULTY
+            + " (at least the difficulty)");
+      }
+      this.difficulty = bits;
+      this.maxDifficulty = max;
       return this;
     }
 
@@ -471,6 +560,21 @@ public final class Rule {
         if (!names.add(limit.name())) {
           throw Checks.invalid("limits", "'" + limit.name() + "' appears twice",
               "unique limit names in rule '" + name + "'");
+        }
+      }
+      if (action != Action.CHALLENGE && difficulty != 0) {
+        throw Checks.invalid("difficulty", difficulty, "no difficulty unless the rule's action "
+            + "is challenge (rule '" + name + "')");
+      }
+      if (action == Action.CHALLENGE) {
+        if (banNanos > 0) {
+          throw Checks.invalid("ban", Duration.ofNanos(banNanos), "no ban on a rule whose action is challenge: a ban "
+              + "refuses whoever solves (rule '" + name + "')");
+        }
+        if (special || countStatus != null || status != 0) {
+          throw Checks.invalid("action", "challenge", "a rule counted on requests, with no "
+              + "countStatus, cooldown, concurrency or status: a challenge is its answer (rule '"
+              + name + "')");
         }
       }
       return new Rule(this);

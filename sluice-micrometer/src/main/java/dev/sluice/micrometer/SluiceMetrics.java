@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
  *       spent quota shows; rules that are off are not counted
  *   <li>{@code sluice.shadow.refusals} (rule), {@code sluice.bans} (rule),
  *       {@code sluice.decision.errors} (rule; {@code _none} before any rule was selected)
+ *   <li>{@code sluice.challenges} (rule, outcome: issued, solved, failed, replayed, refused,
+ *       cleared): the steps of rules whose action is {@code challenge}
  *   <li>{@code sluice.store.errors}: decisions the store could not answer
  *   <li>{@code sluice.decision.latency}: a timer with a percentiles histogram
  * </ul>
@@ -49,6 +51,8 @@ public final class SluiceMetrics implements DecisionListener {
   private final Map<String, Counter> errors = new ConcurrentHashMap<>();
   /** By status (0 for one outside 100..599): read on every generated answer, without boxing. */
   private final Counter[] generated = new Counter[600];
+  /** By rule (bounded as everywhere here), one counter per step, made on the rule's first. */
+  private final Map<String, Counter[]> challenges = new ConcurrentHashMap<>();
   private final Counter storeErrors;
   private final Timer latency;
 
@@ -171,6 +175,52 @@ public final class SluiceMetrics implements DecisionListener {
       generated[s] = c;   // the registry returns the one counter of a name and tags
     }
     c.increment();
+  }
+
+  private static final String[] CHALLENGE_STEPS =
+      {"issued", "solved", "failed", "replayed", "refused", "cleared"};
+
+  private static int challengeStep(String step) {
+    return switch (step) {
+      case "issued" -> 0;
+      case "solved" -> 1;
+      case "failed" -> 2;
+      case "replayed" -> 3;
+      case "refused" -> 4;
+      case "cleared" -> 5;
+      default -> -1;
+    };
+  }
+
+  /** A flood of challenged requests counts each one: a lookup and an increment, no string. */
+  @Override
+  public void challenge(String rule, String step) {
+    int i = challengeStep(step);
+    if (i < 0) {
+      return;
+    }
+    Counter[] c = challenges.get(rule);
+    if (c == null) {
+      c = challenges.computeIfAbsent(label(rule), r -> {
+        Counter[] a = new Counter[CHALLENGE_STEPS.length];
+        for (int j = 0; j < a.length; j++) {
+          a[j] = Counter.builder("sluice.challenges")
+              .description("Steps of challenging rules: pages issued, answers solved, failed "
+                  + "(wrong) and replayed (spent nonce), refused (the challenge's own limit), "
+                  + "cleared (a clearance let a request past the rule).")
+              .tag("rule", r).tag("outcome", CHALLENGE_STEPS[j]).register(registry);
+        }
+        return a;
+      });
+    }
+    c[i].increment();
+  }
+
+  /** The count of challenge {@code step}s of {@code rule}. */
+  public long challenges(String rule, String step) {
+    Counter[] c = challenges.get(rule);
+    int i = challengeStep(step);
+    return c == null || i < 0 ? 0 : (long) c[i].count();
   }
 
   /** The count of {@code outcome} decisions for {@code rule} (or {@code _other}). */

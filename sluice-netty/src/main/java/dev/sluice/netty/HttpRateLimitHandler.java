@@ -160,8 +160,13 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
 
   private Admission admission(HttpRateLimitSettings s) {
     if (s != admitted) {
-      admission = Admission.builder().limiter(limiter).selector(s.selector())
-          .responses(s.responses()).listener(listener).delays(s.delays())
+      Admission.Builder b = Admission.builder().limiter(limiter);
+      if (s.policy() != null) {
+        b.policy(s.policy());   // its challenges too
+      } else {
+        b.selector(s.selector());
+      }
+      admission = b.responses(s.responses()).listener(listener).delays(s.delays())
           .verifier(s.verifier()).build();
       admitted = s;
     }
@@ -196,6 +201,7 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       }
       case VERIFY -> verify(ctx, request, s, o);
       case DENY -> deny(ctx, request, s, o);
+      case CHALLENGE -> challenge(ctx, request, o);
       default -> refuse(ctx, request, s, o);
     }
   }
@@ -307,6 +313,27 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
     }
   }
 
+  /** Writes the challenge's answer (its page, or its verdict) as it is. */
+  private void challenge(ChannelHandlerContext ctx, HttpRequest request, Outcome o) {
+    ctx.channel().attr(DECISION).set(o.decision());
+    discarding = !(request instanceof LastHttpContent);
+    ReferenceCountUtil.release(request);
+    dev.sluice.core.http.Answer a = o.answer();
+    FullHttpResponse response = new io.netty.handler.codec.http.DefaultFullHttpResponse(
+        request.protocolVersion(), io.netty.handler.codec.http.HttpResponseStatus.valueOf(
+            a.status()), io.netty.buffer.Unpooled.wrappedBuffer(a.body()));
+    a.fields(new NettyHeaders(response.headers()));
+    response.headers().set(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_LENGTH,
+        a.bodyLength());
+    listener.generated(a.status());
+    boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);
+    HttpUtil.setKeepAlive(response, keepAlive);
+    ChannelFuture f = ctx.writeAndFlush(response);
+    if (!keepAlive) {
+      f.addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
   private void releaseVerifiedBody() {
     if (verifiedBody != null) {
       verifiedBody.release();
@@ -349,7 +376,10 @@ public class HttpRateLimitHandler extends ChannelDuplexHandler {
       return;
     }
     FullHttpResponse response = decision.degraded()
-        ? unavailableResponse(request, decision, s) : rejectResponse(request, decision, s);
+        ? unavailableResponse(request, decision, s)
+        : o.responses() != s.responses() && o.responses().namesChallenge()
+            ? RateLimitAnswers.refusal(request, decision, o.responses(), s.cors())
+            : rejectResponse(request, decision, s);
     listener.generated(response.status().code());
     // A refused "Expect: 100-continue" request may or may not send its body; only closing
     // keeps the next request from being read as that body.

@@ -20,10 +20,13 @@ public final class HttpRateLimitSettings {
   private final boolean refuseWebSocketBeforeUpgrade;
   private final DelayGate delays;
   private final dev.sluice.core.policy.HumanVerifier verifier;
+  /** The policy selected by, when there is one: its challenges are part of the admission step. */
+  private final Policy policy;
 
   private HttpRateLimitSettings(Builder b) {
     this.verifier = b.verifier;
     this.selector = b.selector;
+    this.policy = b.policy;
     this.responses = b.responses.build();
     this.cors = CorsHeaders.of(responses.cors());
     this.refuseWebSocketBeforeUpgrade = b.refuseWebSocketBeforeUpgrade;
@@ -33,7 +36,9 @@ public final class HttpRateLimitSettings {
   /** Settings that check every request against {@code policy}. */
   public static Builder newBuilder(Policy policy) {
     Objects.requireNonNull(policy, "policy");
-    return new Builder(policy::select);
+    Builder b = new Builder(policy::select);
+    b.policy = policy;
+    return b;
   }
 
   /** Settings that ask {@code selector} which rules apply to a request. */
@@ -46,6 +51,7 @@ public final class HttpRateLimitSettings {
 
   public Builder toBuilder() {
     Builder b = new Builder(selector);
+    b.policy = policy;
     b.responses = responses.toBuilder();
     b.refuseWebSocketBeforeUpgrade = refuseWebSocketBeforeUpgrade;
     b.delays = delays;
@@ -55,6 +61,11 @@ public final class HttpRateLimitSettings {
 
   public Function<RequestView, Check> selector() {
     return selector;
+  }
+
+  /** The policy the selector is, or null for settings made with another selector. */
+  public Policy policy() {
+    return policy;
   }
 
   /** How refusals and limit headers look: core's spec, the servlet filter's too. */
@@ -125,6 +136,7 @@ public final class HttpRateLimitSettings {
     private boolean refuseWebSocketBeforeUpgrade;
     private DelayGate delays;
     private dev.sluice.core.policy.HumanVerifier verifier;
+    private Policy policy;
 
     private Builder(Function<RequestView, Check> selector) {
       this.selector = selector;

@@ -20,11 +20,16 @@ final class RateLimitAnswers {
   /** Core's answer ({@link ResponseSpec}), the same as the servlet filter's, as a Netty response. */
   static FullHttpResponse refusal(HttpRequest request, Decision decision,
       HttpRateLimitSettings settings) {
-    ResponseSpec spec = settings.responses();
+    return refusal(request, decision, settings.responses(), settings.cors());
+  }
+
+  /** The refusal by {@code spec} (a challenging rule's names the challenge). */
+  static FullHttpResponse refusal(HttpRequest request, Decision decision, ResponseSpec spec,
+      CorsHeaders cors) {
     boolean html = Accept.prefersHtml(request.headers().getAll(HttpHeaderNames.ACCEPT));
     FullHttpResponse response = Responses.body(request,
         HttpResponseStatus.valueOf(spec.status(decision)), spec.body(decision, html),
-        html ? Bodies.HTML : Bodies.JSON, settings.cors());
+        html ? Bodies.HTML : Bodies.JSON, cors);
     spec.refusalHeaders(decision, new NettyHeaders(response.headers()));
     return response;
   }

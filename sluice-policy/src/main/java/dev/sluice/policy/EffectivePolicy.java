@@ -57,6 +57,9 @@ public final class EffectivePolicy {
     c.policy().routes().forEach(route -> routes.add(route(route)));
     out.put("routes", routes);
     out.put("global", c.policy().global().stream().map(Rule::name).toList());
+    if (c.policy().challenge() != null) {
+      out.put("challenge", challenge(c.policy().challenge()));
+    }
     out.put("response", response(c.response()));
     out.put("cors", cors(c.cors()));
     out.put("websocket", websocket(c.websocket()));
@@ -170,6 +173,31 @@ public final class EffectivePolicy {
     return m;
   }
 
+  /** The settings, never the keys: the file they came from and how many it holds. */
+  private static Map<String, Object> challenge(dev.sluice.core.policy.Challenge ch) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (ch.keySource() != null) {
+      m.put("keyFile", ch.keySource());
+    }
+    m.put("clearance", Durations.format(ch.clearance()));
+    m.put("solveWithin", Durations.format(ch.solveWithin()));
+    m.put("ipv4Prefix", ch.ipv4Prefix());
+    m.put("ipv6Prefix", ch.ipv6Prefix());
+    m.put("noscript", lower(ch.noscript()));
+    m.put("noscriptWait", Durations.format(ch.noscriptWait()));
+    m.put("status", ch.status());
+    m.put("skip", ch.skip());
+    m.put("cookie", ch.cookie());
+    m.put("secureCookie", ch.secureCookie());
+    Map<String, Object> limit = new LinkedHashMap<>();
+    limit.put("maxScore", ch.maxScore());
+    limit.put("decay", Durations.format(ch.decay()));
+    limit.put("failureCost", ch.failureCost());
+    limit.put("raiseEvery", ch.raiseEvery());
+    m.put("limit", limit);
+    return m;
+  }
+
   private static Map<String, Object> rule(RuleSettings r, Rule core) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("key", r.key());
@@ -215,6 +243,13 @@ public final class EffectivePolicy {
     if (!r.delay().isZero()) {
       m.put("delay", Durations.format(r.delay()));
       m.put("delayQueue", r.delayQueue());
+    }
+    if (core != null && core.action() != Rule.Action.REFUSE) {
+      m.put("action", lower(core.action()));
+      if (core.action() == Rule.Action.CHALLENGE) {
+        m.put("difficulty", core.difficulty());
+        m.put("maxDifficulty", core.maxDifficulty());
+      }
     }
     return m;
   }

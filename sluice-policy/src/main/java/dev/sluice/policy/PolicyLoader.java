@@ -53,7 +53,7 @@ public final class PolicyLoader {
   private static final List<String> TOP_KEYS = List.of("version", "trust", "dimensions", "rules",
       "routes", "global", "response", "cors", "websocket", "gateway", "store", "moderation",
       "domains", "rls", "domain", "descriptors", "allow", "mode", "logging", "path", "deny",
-      "humanChecks");
+      "humanChecks", "challenge");
 
   private PolicyLoader() {}
 
@@ -150,6 +150,7 @@ public final class PolicyLoader {
     rules.rules().forEach(policy::rule);
     Set<String> humanChecks = HumanChecksSection.read(walk, doc, dimensions, policy);
     RoutesSection.read(walk, doc, rules.names(), rules.rules(), policy, humanChecks);
+    ChallengeSection.read(walk, doc, policy);
     ResponseSettings response = ResponseSection.read(walk, doc);
     CorsSettings cors = CorsSection.read(walk, doc);
     Set<String> notForMessages = new java.util.HashSet<>();

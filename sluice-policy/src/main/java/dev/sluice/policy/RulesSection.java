@@ -37,7 +37,8 @@ final class RulesSection {
 
   static final List<String> KEYS =
       List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch",
-          "delay", "delayQueue", "countStatus", "skip", "status");
+          "delay", "delayQueue", "countStatus", "skip", "status", "action", "difficulty",
+          "maxDifficulty");
   static final Map<String, List<String>> LIMIT_KEYS = Map.of(
       "token-bucket", List.of("type", "name", "burst", "refill", "period"),
       "fixed-window", List.of("type", "name", "limit", "window"),
@@ -181,6 +182,7 @@ final class RulesSection {
     long status = r.get("status", "an HTTP status 400..599 for this rule's refusals, like 403",
         wholeNumber(400, 599), 0L);
     b.status((int) status);
+    action(r, b);
     return keyOk ? new RuleSettings(key, limits, ban, m, o, shared, offSwitch, delay,
         (int) queue) : null;
   }
@@ -218,6 +220,39 @@ final class RulesSection {
       return skip.equals("success") ? StatusSet.failures() : StatusSet.successes();
     }
     return cooldown ? StatusSet.failures() : null;
+  }
+
+  /** {@code action:} past the limit, and a challenge's {@code difficulty}/{@code maxDifficulty}. */
+  private void action(Mapping r, Rule.Builder b) {
+    String action = r.get("action", "refuse, challenge (browsers solve a proof of work; see "
+        + "challenge:) or log (never refused: the rule runs in shadow mode)",
+        oneOf(List.of("refuse", "challenge", "log")), "refuse");
+    b.action(Rule.Action.valueOf(action.toUpperCase(Locale.ROOT)));
+    String bits = "a whole number 1.." + Rule.MAX_DIFFICULTY + " (leading zero bits; each one "
+        + "doubles a browser's work)";
+    if (!action.equals("challenge")) {
+      for (String key : List.of("difficulty", "maxDifficulty")) {
+        if (r.has(key)) {
+          walk.error(r.node(key), r.path(key), describe(r.node(key)),
+              "no " + key + " unless action: challenge");
+        }
+      }
+      return;
+    }
+    Values.Parser<Long> zeroBits = text -> {
+      try {
+        return wholeNumber(1, Rule.MAX_DIFFICULTY).parse(text);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(bits);
+      }
+    };
+    long difficulty = r.get("difficulty", bits, zeroBits, (long) Rule.DEFAULT_DIFFICULTY);
+    long max = r.get("maxDifficulty", bits, zeroBits, difficulty);
+    try {
+      b.difficulty((int) difficulty, (int) max);
+    } catch (IllegalArgumentException ex) {
+      walk.coreError(r.node, r.path("maxDifficulty"), ex, r);
+    }
   }
 
   private static String lower(Enum<?> e) {

@@ -85,6 +85,33 @@ class ExamplesTest {
   }
 
   @Test
+  void challenge_pagesChallengeBrowsers_theApiAndLoginRefuse_andTheKeyFileComesFromTheEnv(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    PolicyConfig c = load("challenge.yaml").config();
+    Map<String, Rule> rules = c.policy().rules();
+    assertThat(rules.get("pages").action()).isEqualTo(Rule.Action.CHALLENGE);
+    assertThat(rules.get("pages").difficulty()).isEqualTo(16);
+    assertThat(rules.get("pages").maxDifficulty()).isEqualTo(20);
+    assertThat(rules.get("pages").limits().get(0).capacity()).isEqualTo(120);
+    assertThat(rules.get("api").action()).isEqualTo(Rule.Action.REFUSE);
+    assertThat(rules.get("login").ban()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(rules.get("crawl-watch").mode()).as("action: log").isEqualTo(Mode.SHADOW);
+    dev.sluice.core.policy.Challenge ch = c.policy().challenge();
+    assertThat(ch.keySource()).as("no CHALLENGE_KEYS: the process's random key").isNull();
+    assertThat(ch.clearance()).isEqualTo(Duration.ofHours(1));
+    assertThat(ch.noscript()).isEqualTo(dev.sluice.core.policy.Challenge.NoScript.REFRESH);
+    assertThat(ch.skip()).containsExactly("/robots.txt", "/.well-known/**");
+    Path keys = dir.resolve("challenge.keys");
+    Files.writeString(keys, java.util.Base64.getEncoder().encodeToString(new byte[32]) + "\n");
+    PolicyConfig withKeys = PolicyLoader.load(examples().resolve("challenge.yaml"),
+        Map.of("CHALLENGE_KEYS", keys.toString(), "PAGE_LIMIT", "300")).config();
+    assertThat(withKeys.policy().challenge().keySource()).isEqualTo(keys.toString());
+    assertThat(withKeys.policy().challenge().keyCount()).isEqualTo(1);
+    assertThat(withKeys.policy().rules().get("pages").limits().get(0).capacity())
+        .isEqualTo(300);
+  }
+
+  @Test
   void seed002_pubQuiz() throws Exception {
     PolicyConfig c = load("seed-002-pub-quiz.yaml").config();
     assertThat(c.policy().rules().get("poll").key()).isEqualTo("participant");

@@ -203,7 +203,7 @@ class PolicyLoaderTest {
     assertThat(errors(MINIMAL.replace("    limits:", "    limts: []\n    limits:")))
         .containsExactly("p.yaml:3: rules.analysis.limts : unknown key (expected: did you mean "
             + "'limits'? one of key, limits, ban, mode, onStoreError, sharedBucket, offSwitch, "
-            + "delay, delayQueue, countStatus, skip, status)");
+            + "delay, delayQueue, countStatus, skip, status, action, difficulty, maxDifficulty)");
   }
 
   @Test
@@ -212,7 +212,7 @@ class PolicyLoaderTest {
         "p.yaml:12: rule : unknown key (expected: did you mean 'rules'? one of version, trust, "
             + "dimensions, rules, routes, global, response, cors, websocket, gateway, store, "
             + "moderation, domains, rls, domain, descriptors, allow, mode, logging, path, deny, "
-            + "humanChecks)");
+            + "humanChecks, challenge)");
   }
 
   @Test

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A ban is the exception to exactness: an operator may lift it (the admin API) on any instance.
  * This instance forgets the key at once ({@link #forget}); every instance asks Redis again at
  * least every {@value #BAN_RECHECK_MILLIS} ms while a key is banned, so a lift elsewhere reaches it
- * within that, at the cost of one Redis call per banned key per second per instance.
+ * within that, at the cost of one Redis call per banned key per second per instance. A rule whose
+ * action is {@code challenge} is the other exception (a solved challenge resets the client's
+ * count, on whichever instance verified it): its refusals are asked again as often.
  */
 final class RefusalCache {
 
@@ -95,8 +97,11 @@ final class RefusalCache {
         continue;
       }
       long until = now + v.retryAfterNanos();
-      long ask = v.banned() || v.banApplied()
-          ? now + Math.min(v.retryAfterNanos(), BAN_RECHECK_NANOS) : until;
+      // A ban may be lifted, and a challenging rule's count is reset by a solve, on any
+      // instance: those refusals are asked again within a second.
+      boolean resettable = v.banned() || v.banApplied()
+          || rules.get(i).action() == Rule.Action.CHALLENGE;
+      long ask = resettable ? now + Math.min(v.retryAfterNanos(), BAN_RECHECK_NANOS) : until;
       entries.put(keys.get(i), new Entry(rules.get(i), cost, v, now, until, ask));
     }
   }

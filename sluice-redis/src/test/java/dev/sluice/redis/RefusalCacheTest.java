@@ -42,6 +42,19 @@ class RefusalCacheTest {
         .isEqualTo(Verdict.banned(5_000));
   }
 
+  /** A solve on another instance resets a challenging rule's count: asked again within 1 s. */
+  @Test
+  void challengingRulesRefusal_isAskedAgainWithinASecond() {
+    Rule challenging = RULE.toBuilder().action(Rule.Action.CHALLENGE).build();
+    long minute = 60_000_000_000L;
+    record(challenging, "k", 1, Verdict.refused(0, 0, minute, minute, Double.NaN, false), 0);
+    assertThat(cache.lookup(List.of(challenging), List.of("k"), 1, 999_999_999L)).isNotNull();
+    assertThat(cache.lookup(List.of(challenging), List.of("k"), 1, 1_000_000_000L)).isNull();
+    record(RULE, "r", 1, Verdict.refused(0, 0, minute, minute, Double.NaN, false), 0);
+    assertThat(cache.lookup(List.of(RULE), List.of("r"), 1, 30_000_000_000L))
+        .as("a refusing rule's stays until its retry-after").isNotNull();
+  }
+
   @Test
   void shadowRefusals_areNotCached() {
     record(SHADOW, "k", 1, Verdict.refused(0, 0, 9_000, 9_000, Double.NaN, false), 0);

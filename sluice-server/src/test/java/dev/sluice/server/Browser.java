@@ -220,6 +220,26 @@ public final class Browser implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends {@code headers} with every request from now on (DevTools' extra HTTP headers), as a
+   * proxy in front of the server would add them.
+   */
+  public Browser extraHeaders(java.util.Map<String, String> headers) {
+    devTools.send(org.openqa.selenium.devtools.v156.network.Network.enable(Optional.empty(),
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
+    devTools.send(org.openqa.selenium.devtools.v156.network.Network.setExtraHTTPHeaders(
+        new org.openqa.selenium.devtools.v156.network.model.Headers(
+            new java.util.HashMap<>(headers))));
+    return this;
+  }
+
+  /** Turns the pages' JavaScript off (or on again), as a person with it disabled browses. */
+  public Browser javascript(boolean on) {
+    devTools.send(org.openqa.selenium.devtools.v156.emulation.Emulation
+        .setScriptExecutionDisabled(!on));
+    return this;
+  }
+
   /** The Selenium driver, for what this class does not wrap. */
   public ChromeDriver driver() {
     return driver;

@@ -196,6 +196,18 @@ public final class SluiceFilter implements Filter {
       listener.generated(ResponseSpec.DENIED_STATUS);
       return false;
     }
+    if (o.action() == Admission.Action.CHALLENGE) {
+      // The challenge's page or verdict, as the admission step made it.
+      dev.sluice.core.http.Answer a = o.answer();
+      response.resetBuffer();
+      response.setStatus(a.status());
+      a.fields(new ServletHeaders(response));
+      response.setContentLength(a.bodyLength());
+      response.getOutputStream().write(a.bodyBytes());
+      response.flushBuffer();
+      listener.generated(a.status());
+      return false;
+    }
     if (o.forward() || d == null) {
       if (o.limitHeaders()) {
         spec.limitHeaders(d, new ServletHeaders(response));

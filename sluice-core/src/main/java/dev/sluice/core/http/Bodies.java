@@ -41,6 +41,14 @@ public final class Bodies {
 
   /** The 429 body of {@code d}: {@code {"error":"too many requests","retryAfter":2,...}}. */
   public static String refusalJson(Decision d) {
+    return refusalJsonNaming(d, null);
+  }
+
+  /**
+   * The built-in 429 body of a rule whose action is {@code action} ({@code challenge}): the
+   * same as {@link #refusalJson(Decision)} with {@code "action":"challenge"} last; null: none.
+   */
+  static String refusalJsonNaming(Decision d, String action) {
     StringBuilder sb = new StringBuilder(128).append("{\"error\":\"too many requests\",\"retryAfter\":")
         .append(d.retryAfterSeconds()).append(",\"retryAfterMs\":")
         .append(Math.max(0, d.retryAfterMillis()));
@@ -51,6 +59,10 @@ public final class Bodies {
     if (!Double.isNaN(d.currentScore())) {
       sb.append(",\"currentScore\":").append(Json.number(d.currentScore()))
           .append(",\"maxScore\":").append(Json.number(d.maxScore()));
+    }
+    if (action != null) {
+      sb.append(",\"action\":");
+      Json.quote(sb, action);
     }
     return sb.append('}').toString();
   }

@@ -41,6 +41,7 @@ public final class ResponseSpec {
   private final int refusalStatus;
   /** Rules whose refusals have a status of their own ({@code rules.X.status}). */
   private final java.util.Map<String, Integer> ruleStatuses;
+  private final boolean challenge;
 
   private ResponseSpec(Builder b) {
     this.refusalStatus = b.refusalStatus;
@@ -54,6 +55,7 @@ public final class ResponseSpec {
     this.unavailableJsonTemplate = b.unavailableJsonTemplate;
     this.cors = b.cors;
     this.limitPreflights = b.limitPreflights;
+    this.challenge = b.challenge;
   }
 
   /** Both header families, the built-in pages, 503 for outages, no CORS, preflights unchecked. */
@@ -78,6 +80,7 @@ public final class ResponseSpec {
     b.limitPreflights = limitPreflights;
     b.refusalStatus = refusalStatus;
     b.ruleStatuses.putAll(ruleStatuses);
+    b.challenge = challenge;
     return b;
   }
 
@@ -138,6 +141,15 @@ public final class ResponseSpec {
     return limitPreflights;
   }
 
+  /**
+   * Whether the built-in JSON refusal names {@code "action":"challenge"}: the answer of a rule
+   * that challenges browsers to a client that is not one (or not navigating), so that it knows
+   * a browser would have been offered a way past.
+   */
+  public boolean namesChallenge() {
+    return challenge;
+  }
+
   /** The status a refusal {@code d} is answered with. */
   public int status(Decision d) {
     if (d.degraded()) {
@@ -157,6 +169,9 @@ public final class ResponseSpec {
     if (d.degraded()) {
       return html ? Bodies.unavailableHtml(d, unavailableHtmlTemplate)
           : Bodies.unavailableJson(d, unavailableJsonTemplate);
+    }
+    if (challenge && !html && jsonTemplate == null) {
+      return Bodies.refusalJsonNaming(d, "challenge");
     }
     return html ? Bodies.refusalHtml(d, htmlTemplate) : Bodies.refusalJson(d, jsonTemplate);
   }
@@ -191,6 +206,7 @@ public final class ResponseSpec {
     private boolean limitPreflights;
     private int refusalStatus = DEFAULT_REFUSAL_STATUS;
     private final java.util.Map<String, Integer> ruleStatuses = new java.util.HashMap<>();
+    private boolean challenge;
 
     private Builder() {}
 
@@ -281,6 +297,12 @@ public final class ResponseSpec {
 
     public Builder limitPreflights(boolean on) {
       this.limitPreflights = on;
+      return this;
+    }
+
+    /** See {@link ResponseSpec#namesChallenge()}. */
+    public Builder namesChallenge(boolean on) {
+      this.challenge = on;
       return this;
     }
 

@@ -42,6 +42,11 @@ import java.util.function.Function;
  *       {@link Outcome#delayed()}: the adapter waits {@link Outcome#delayNanos()} on its own
  *       timer and calls {@link #redecide}; the whole check runs again (a refused check
  *       consumes nothing, so no future token is reserved). docs/SEMANTICS.md has the numbers.
+ *   <li>A final refusal by a rule whose action is {@code challenge} (policies selected through
+ *       {@link Builder#policy}) goes to {@code ChallengeStep}: a browser's navigation gets
+ *       {@link Action#CHALLENGE} with the page or the verdict on its answer, a client holding a
+ *       clearance is decided again without the rule, any other request gets the refusal.
+ *       See {@link Challenge}.
  *   <li>Every decision is reported to the listener once, when it is final, with its latency
  *       for a remote store (-1 for a local one: it takes less than the timing would); a
  *       refusal that started a ban is reported with the banned key.
@@ -86,7 +91,12 @@ public final class Admission {
      * The route's human check must pass first: read the token of {@link Outcome#humanCheck()}
      * (a header, or the body) and call {@link Admission#verify}.
      */
-    VERIFY
+    VERIFY,
+    /**
+     * A rule whose action is {@code challenge} refused a browser: write {@link Outcome#answer()}
+     * as it is (the puzzle page, or the verdict on an answer to one; see {@link Challenge}).
+     */
+    CHALLENGE
   }
 
   /** The 403's reason for a client on the deny list. */
@@ -99,6 +109,8 @@ public final class Admission {
   private final DelayGate delays;
   private final boolean local;
   private final HumanVerifier verifier;
+  /** The policy's challenges; null when no rule challenges. */
+  private final ChallengeStep challenges;
 
   private Admission(Builder b) {
     this.verifier = b.verifier;
@@ -108,6 +120,8 @@ public final class Admission {
     this.listener = b.listener;
     this.delays = b.delays;
     this.local = limiter.store().isLocal();
+    this.challenges = b.challenges == null ? null : new ChallengeStep(this, b.challenges,
+        responses.toBuilder().namesChallenge(true).build());
   }
 
   public static Builder builder() {
@@ -156,6 +170,9 @@ public final class Admission {
       return new Outcome(this, kind, check, null, Action.FORWARD);
     }
     Outcome o = new Outcome(this, kind, check, null, Action.PENDING);
+    if (challenges != null) {
+      o.esc().request = request;
+    }
     return check.plain() ? decide(o) : guard(o, () -> peek(o));
   }
 
@@ -204,8 +221,14 @@ public final class Admission {
       return decided(o, f.join(), System.nanoTime() - start);
     }
     o.stage = f.handle((d, e) -> e != null ? failed(o.copy(Action.PENDING), unwrap(e))
-        : decided(o.copy(Action.PENDING), d, System.nanoTime() - start));
+        : decided(o.copy(Action.PENDING), d, System.nanoTime() - start))
+        .thenCompose(Admission::settled);
     return o;
+  }
+
+  /** {@code o} as a stage of its final outcome (a challenge may need the store again). */
+  static CompletionStage<Outcome> settled(Outcome o) {
+    return o.pending() ? o.stage : CompletableFuture.completedFuture(o);
   }
 
   private static Throwable unwrap(Throwable e) {
@@ -232,6 +255,12 @@ public final class Admission {
     if (!d.allowed() && !d.degraded() && delay(o, d)) {
       return o;
     }
+    if (challenges != null && !d.allowed() && !d.degraded() && o.request() != null) {
+      Rule rule = ruleNamed(o.check.rules(), d.rule());
+      if (rule != null && rule.action() == Rule.Action.CHALLENGE) {
+        return challenges.refused(o, rule, d, nanos);
+      }
+    }
     report(o, o.check.rules(), d, nanos);
     if (d.allowed()) {
       o.releaseDelay();
@@ -240,6 +269,22 @@ public final class Admission {
     o.release();
     o.action = d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
     return o;
+  }
+
+  /**
+   * {@code o}'s check decided again without {@code rule} (whose clearance the client holds): the
+   * outcome of the rules left, reported as any; the refusal by {@code rule} is not. What the
+   * request holds (leases, a delay's slot) goes with it.
+   */
+  Outcome decideWithout(Outcome o, Rule rule) {
+    List<Rule> rest = new ArrayList<>(o.check.rules());
+    rest.remove(rule);
+    Outcome r = o.copy(o.check.withRules(List.copyOf(rest)));
+    return rest.isEmpty() ? afterRules(r) : decide(r);
+  }
+
+  RateLimiter limiter() {
+    return limiter;
   }
 
   // Escalation: the phases before and after the rules (see the class comment).
@@ -487,6 +532,13 @@ public final class Admission {
     /** Concurrency leases held: rule, key and id, three entries each. */
     ArrayList<Object> leases;
     boolean responded;
+    /** The request admitted, for a challenge (set only when the policy has challenges). */
+    RequestView request;
+    /** A challenge's answer, its step and why; a refusal's answers when it names a challenge. */
+    dev.sluice.core.http.Answer answer;
+    String challengeStep;
+    String challengeReason;
+    ResponseSpec responses;
   }
 
   private static Outcome deny(Outcome o, String why) {
@@ -581,7 +633,7 @@ public final class Admission {
     return true;
   }
 
-  private void report(Outcome o, List<Rule> rules, Decision d, long nanos) {
+  void report(Outcome o, List<Rule> rules, Decision d, long nanos) {
     if (d.rule() == null && !d.shadowRefused()) {
       return;
     }
@@ -642,8 +694,17 @@ public final class Admission {
      * The same request's next step: a delay's slot and budget go with it. Synchronized with
      * {@link #release}: a remote store's thread copies while the adapter may cancel.
      */
-    private synchronized Outcome copy(Action next) {
-      Outcome o = new Outcome(admission, kind, check, decision, next);
+    private Outcome copy(Action next) {
+      return copy(next, check);
+    }
+
+    /** {@link #copy(Action)} pending, checking {@code other} (a check with fewer rules). */
+    private Outcome copy(Check other) {
+      return copy(Action.PENDING, other);
+    }
+
+    private synchronized Outcome copy(Action next, Check other) {
+      Outcome o = new Outcome(admission, kind, other, decision, next);
       o.budgetNanos = budgetNanos;
       o.esc = esc;
       esc = null;
@@ -713,9 +774,80 @@ public final class Admission {
       return kind;
     }
 
-    /** The answers of the admission that decided (its policy snapshot's). */
+    /**
+     * The answers of the admission that decided (its policy snapshot's); for a refusal by a rule
+     * that challenges, the same answers naming {@code "action":"challenge"}.
+     */
     public ResponseSpec responses() {
-      return admission.responses;
+      return esc != null && esc.responses != null ? esc.responses : admission.responses;
+    }
+
+    /** The answer to write for {@link Action#CHALLENGE}; null for the other actions. */
+    public dev.sluice.core.http.Answer answer() {
+      return esc == null ? null : esc.answer;
+    }
+
+    /**
+     * What the challenge step did, as its metrics name it: {@code issued} (the puzzle page),
+     * {@code solved}, {@code failed}, {@code replayed}, {@code refused} (its own limit),
+     * {@code cleared} (a clearance let the request past the rule), or null when no challenge
+     * was involved. A non-browser refused by a challenging rule: null, and a REFUSE.
+     */
+    public String challenge() {
+      return esc == null ? null : esc.challengeStep;
+    }
+
+    /**
+     * Why: for {@code issued}, the clearance the request had ({@code none}, {@code expired},
+     * {@code invalid}); for {@code failed}, what was wrong with the answer; otherwise null.
+     */
+    public String challengeReason() {
+      return esc == null ? null : esc.challengeReason;
+    }
+
+    RequestView request() {
+      return esc == null ? null : esc.request;
+    }
+
+    Admission admission() {
+      return admission;
+    }
+
+    /**
+     * Ends this outcome with the challenge's {@code answer}; never forwarded, so what the request
+     * holds goes back, as for any refusal.
+     */
+    void challenged(dev.sluice.core.http.Answer a, String step, String reason) {
+      release();
+      Escalated e = esc();
+      e.answer = a;
+      e.challengeStep = step;
+      e.challengeReason = reason;
+      this.action = Action.CHALLENGE;
+    }
+
+    /** Ends this outcome as a refusal answered by {@code spec}. */
+    void refused(ResponseSpec spec) {
+      release();
+      esc().responses = spec;
+      this.action = decision.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
+    }
+
+    /** Ends this outcome as {@code action} with {@code d} (a store the challenge asked failed). */
+    void end(Action action, Decision d) {
+      release();
+      this.decision = d;
+      this.action = action;
+    }
+
+    /**
+     * A pending twin of this request's outcome, completed by {@code stage} (with this one, which
+     * keeps what the request holds).
+     */
+    Outcome pendingOn(CompletionStage<Outcome> stage) {
+      Outcome p = new Outcome(admission, kind, check, decision, Action.PENDING);
+      p.stage = stage;
+      return p;
     }
 
     /** How long a delayed request waits before {@link Admission#redecide}. */
@@ -850,6 +982,7 @@ public final class Admission {
     private DecisionListener listener = DecisionListener.none();
     private DelayGate delays;
     private HumanVerifier verifier;
+    private Challenges challenges;
 
     private Builder() {}
 
@@ -871,12 +1004,17 @@ public final class Admission {
     public Builder policy(Policy policy) {
       Checks.notNull(policy, "policy");
       this.selector = policy::select;
+      this.challenges = policy.challenges();
       return this;
     }
 
-    /** Selects by any function (a fixed rule, a test); {@link #policy} for a policy. */
+    /**
+     * Selects by any function (a fixed rule, a test); {@link #policy} for a policy. A rule that
+     * challenges refuses instead when selected this way: challenges are the policy's.
+     */
     public Builder selector(Function<RequestView, Check> selector) {
       this.selector = Checks.notNull(selector, "selector");
+      this.challenges = null;
       return this;
     }
 

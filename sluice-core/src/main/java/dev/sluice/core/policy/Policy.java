@@ -88,6 +88,9 @@ public final class Policy {
           false, new Check.Extras(s, null));
     }
   }
+  private final Challenge challenge;
+  /** Made once per policy: every admission step of this policy shares its keys and nonces. */
+  private final Challenges challenges;
 
   private Policy(Builder b) {
     // In the order given: a policy file's effective form lists rules and dimensions as written.
@@ -102,6 +105,7 @@ public final class Policy {
     this.humanChecks = Collections.unmodifiableMap(new LinkedHashMap<>(b.humanChecks));
     this.dryRun = b.dryRun;
     this.paths = b.paths;
+    this.challenge = b.challenge;
     this.routes = List.copyOf(b.routes);
     this.dimensions = Collections.unmodifiableMap(new LinkedHashMap<>(b.dimensions));
     this.clientAddress = b.clientAddress;
@@ -121,6 +125,8 @@ public final class Policy {
       selections.add(Selection.of(selected,
           route.humanCheck() == null ? null : humanChecks.get(route.humanCheck())));
     }
+    // Last, from the fields above; here so that clashing cookie names fail the build.
+    this.challenges = Challenges.of(this);
   }
 
   public static Builder builder() {
@@ -227,6 +233,19 @@ public final class Policy {
     return paths;
   }
 
+  /**
+   * How rules whose action is {@code challenge} challenge browsers, or null when the policy does
+   * not say (such rules then use {@link Challenge#defaults()}).
+   */
+  public Challenge challenge() {
+    return challenge;
+  }
+
+  /** The policy's challenges: null when no rule challenges. */
+  Challenges challenges() {
+    return challenges;
+  }
+
   /** True when every enforcing rule runs as a shadow rule ({@code mode: shadow}, {@code --dry-run}). */
   public boolean dryRun() {
     return dryRun;
@@ -247,6 +266,7 @@ public final class Policy {
     b.deny = deny;
     b.humanChecks.putAll(humanChecks);
     b.paths = paths;
+    b.challenge = challenge;
     return b.dryRun(true).build();
   }
 
@@ -269,6 +289,7 @@ public final class Policy {
     private final Map<String, HumanCheck> humanChecks = new LinkedHashMap<>();
     private boolean dryRun;
     private RequestTarget.Rules paths = RequestTarget.Rules.defaults();
+    private Challenge challenge;
 
     private Builder() {
       dimensions.put("ip", Source.clientAddress());
@@ -335,6 +356,12 @@ public final class Policy {
     /** How request paths are read: path parameters and encoded slashes (default: strip, refuse). */
     public Builder paths(RequestTarget.Rules rules) {
       this.paths = Checks.notNull(rules, "path");
+      return this;
+    }
+
+    /** How rules whose action is {@code challenge} challenge browsers (null: the defaults). */
+    public Builder challenge(Challenge challenge) {
+      this.challenge = challenge;
       return this;
     }
 

@@ -382,6 +382,16 @@ public final class Metrics implements GatewayEvents {
   }
 
   @Override
+  public void challenge(String rule, String step) {
+    meters.challenge(rule, step);
+  }
+
+  /** Challenge {@code step}s of {@code rule} (issued, solved, failed, replayed...). */
+  public long challenges(String rule, String step) {
+    return meters.challenges(rule, step);
+  }
+
+  @Override
   public void generated(int status) {
     meters.generated(status);
   }

@@ -35,6 +35,10 @@ final class Answers implements RefusalTemplate.Renderer {
 
   private final HeadWriter w = new HeadWriter();
   private final FieldWriter fields = new FieldWriter(w);
+  /** The last whole answer written ({@link #answer}) and its bytes: a challenged flood's. */
+  private dev.sluice.core.http.Answer lastAnswer;
+  private boolean lastAnswerKeepAlive;
+  private ByteBuf lastAnswerBytes;
   /** The body length of the last answer made, for the access log. */
   private int bodyBytes;
 
@@ -155,6 +159,37 @@ final class Answers implements RefusalTemplate.Renderer {
     return out;
   }
 
+  /**
+   * An answer the admission step made whole (a challenge's page or verdict), as it is: its
+   * fields, then the framing ({@code content-length}, {@code connection: close}).
+   */
+  ByteBuf answer(dev.sluice.core.http.Answer a, boolean keepAlive, ByteBufAllocator alloc) {
+    bodyBytes = a.bodyLength();
+    if (a == lastAnswer && keepAlive == lastAnswerKeepAlive) {
+      return lastAnswerBytes.retainedDuplicate();   // the same answer object: the same bytes
+    }
+    w.reset().put("HTTP/1.1 ").put(Integer.toString(a.status())).put(" ")
+        .put(HttpResponseStatus.valueOf(a.status()).reasonPhrase()).crlf();
+    for (int i = 0; i < a.fieldCount(); i++) {
+      fields.set(a.fieldName(i), a.fieldValue(i));
+    }
+    fields.set("content-length", Integer.toString(a.bodyLength()));
+    if (!keepAlive) {
+      w.put("connection: close\r\n");
+    }
+    w.crlf();
+    ByteBuf out = alloc.directBuffer(w.length() + a.bodyLength());
+    w.writeTo(out);
+    out.writeBytes(a.body());
+    if (lastAnswerBytes != null) {
+      lastAnswerBytes.release();
+    }
+    lastAnswer = a;
+    lastAnswerKeepAlive = keepAlive;
+    lastAnswerBytes = out.retainedDuplicate();
+    return out;
+  }
+
   /** The body length of the last answer made. */
   int bodyBytes() {
     return bodyBytes;
@@ -167,4 +202,12 @@ final class Answers implements RefusalTemplate.Renderer {
     return out;
   }
 
+  /** Lets go of the kept challenge answer: the connection closed. */
+  void release() {
+    if (lastAnswerBytes != null) {
+      lastAnswerBytes.release();
+      lastAnswerBytes = null;
+      lastAnswer = null;
+    }
+  }
 }

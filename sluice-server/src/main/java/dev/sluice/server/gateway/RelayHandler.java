@@ -357,6 +357,14 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       }
       case VERIFY -> verify(o);
       case DENY -> deny(o);
+      case CHALLENGE -> {
+        // A challenge answers a GET; a body that came with one is read and dropped.
+        int code = o.answer().status();
+        generated = true;
+        events.generated(code);
+        write(answers.answer(o.answer(), keepAlive, ctx.alloc()), code);
+        skipBody();
+      }
       default -> refuse(o);
     }
   }
@@ -867,6 +875,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     }
     releaseVerified();
     up.release();
+    answers.release();
     ReferenceCountUtil.release(held);
     held = null;
     ReferenceCountUtil.release(heldData);

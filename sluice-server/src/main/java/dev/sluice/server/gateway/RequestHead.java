@@ -714,7 +714,12 @@ final class RequestHead implements RequestView {
 
   @Override
   public String cookie(String name) {
-    return netty().cookie(name);
+    for (int i = 0; i < fields; i++) {
+      if (nameIs(i, "cookie")) {
+        return netty().cookie(name);
+      }
+    }
+    return null;   // no Cookie field: no request object is made to find none (a challenged flood)
   }
 
   @Override

@@ -42,6 +42,10 @@ final class ScriptedUpstream implements AutoCloseable {
   final AtomicInteger accepted = new AtomicInteger();
   /** Connections that ended (the gateway closed them, or the script did). */
   final AtomicInteger ended = new AtomicInteger();
+  /** Each request read, as its connection's number (1 for the first accepted) and its path. */
+  final List<String> served = new CopyOnWriteArrayList<>();
+  /** The numbers of the connections that ended. */
+  final java.util.Set<Integer> endedConnections = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final ServerSocket server;
 
   ScriptedUpstream() throws IOException {
@@ -59,8 +63,8 @@ final class ScriptedUpstream implements AutoCloseable {
     while (!server.isClosed()) {
       try {
         Socket s = server.accept();
-        accepted.incrementAndGet();
-        Thread t = new Thread(() -> serve(s), "scripted-upstream-conn");
+        int number = accepted.incrementAndGet();
+        Thread t = new Thread(() -> serve(s, number), "scripted-upstream-conn");
         t.setDaemon(true);
         t.start();
       } catch (IOException e) {
@@ -69,7 +73,18 @@ final class ScriptedUpstream implements AutoCloseable {
     }
   }
 
-  private void serve(Socket s) {
+  /** The number of the connection that read the last request for {@code path}, or 0. */
+  int connectionOfLast(String path) {
+    for (int i = served.size() - 1; i >= 0; i--) {
+      String e = served.get(i);
+      if (e.endsWith(" " + path)) {
+        return Integer.parseInt(e.substring(0, e.indexOf(' ')));
+      }
+    }
+    return 0;
+  }
+
+  private void serve(Socket s, int number) {
     try (s) {
       InputStream in = s.getInputStream();
       OutputStream out = s.getOutputStream();
@@ -81,6 +96,7 @@ final class ScriptedUpstream implements AutoCloseable {
         heads.add(head);
         String line = head.substring(0, head.indexOf('\r'));
         String target = line.split(" ")[1];
+        served.add(number + " " + target);
         String path = target.substring(target.lastIndexOf('/'));
         boolean isHead = line.startsWith("HEAD ");
         switch (path) {
@@ -125,6 +141,7 @@ final class ScriptedUpstream implements AutoCloseable {
     } catch (IOException e) {
       // the client went away
     } finally {
+      endedConnections.add(number);
       ended.incrementAndGet();
     }
   }

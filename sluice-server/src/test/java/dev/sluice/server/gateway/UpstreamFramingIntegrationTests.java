@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * pipeline kept and re-pooled the upstream connection, and the next request on it, possibly
  * another client's, got a 504, a 502 or a close. On both paths (HTTP/1.1 through the relay,
  * HTTP/2 streams through the Netty pipeline) the connection is now closed, never pooled: the
- * next request is answered by the upstream on a new connection.
+ * next request is answered by the upstream on another connection.
  */
 class UpstreamFramingIntegrationTests {
 
@@ -47,24 +47,33 @@ class UpstreamFramingIntegrationTests {
   }
 
   /**
-   * The connection of the exchange that broke ends (the gateway closed it: the upstream sees it
-   * end), and the next request is answered by the upstream on a new one.
+   * The upstream connection that carried {@code brokenPath} ends (the gateway closed it: the
+   * upstream sees it end), and the next request is answered by the upstream on another one.
+   * Which one is the pool's business: a connection that is not the broken one.
    */
-  private void brokenConnectionEnds_andTheNextRequestGetsANewOne(int endedBefore)
+  private void brokenConnectionEnds_andTheNextRequestGetsAnother(String brokenPath)
       throws Exception {
-    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
-    while (upstream.ended.get() == endedBefore && System.nanoTime() < deadline) {
-      Thread.sleep(5);   // the close is on its way: a condition awaited, not a time
-    }
-    assertThat(upstream.ended.get()).as("the broken connection ended").isGreaterThan(endedBefore);
-    int before = upstream.accepted.get();
+    int broken = brokenConnectionEnds(brokenPath);
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("GET /static/next HTTP/1.1\r\nHost: x\r\n\r\n");
       String r = c.readResponse();
       assertThat(RawHttp.status(r)).isEqualTo(200);
       assertThat(r).endsWith("ok");
     }
-    assertThat(upstream.accepted.get()).as("a new upstream connection").isGreaterThan(before);
+    assertThat(upstream.connectionOfLast("/static/next")).as("the next request's connection")
+        .isNotEqualTo(broken).isPositive();
+  }
+
+  /** Awaits the end of the connection that read {@code path} last; returns its number. */
+  private int brokenConnectionEnds(String path) throws InterruptedException {
+    int broken = upstream.connectionOfLast(path);
+    assertThat(broken).as(path + " reached the upstream").isPositive();
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (!upstream.endedConnections.contains(broken) && System.nanoTime() < deadline) {
+      Thread.sleep(5);   // the close is on its way: a condition awaited, not a time
+    }
+    assertThat(upstream.endedConnections).as("the broken connection ended").contains(broken);
+    return broken;
   }
 
   @Test
@@ -75,21 +84,20 @@ class UpstreamFramingIntegrationTests {
         new String[] {"GET /static/both HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 502 Bad Gateway"},
         new String[] {"GET /static/te-identity HTTP/1.1\r\nHost: x\r\n\r\n",
             "HTTP/1.1 502 Bad Gateway"})) {
-      int ended = upstream.ended.get();
       assertThat(http1(c[0])).as(c[0]).isEqualTo(c[1]);
-      brokenConnectionEnds_andTheNextRequestGetsANewOne(ended);
+      brokenConnectionEnds_andTheNextRequestGetsAnother(c[0].substring(c[0].indexOf(' ') + 1,
+          c[0].indexOf(" HTTP/")));
     }
   }
 
   /** A chunked body that breaks after its head went out: the client's connection is cut. */
   @Test
   void http1_brokenChunkedResponse_cutsTheClient_andTheUpstreamConnection() throws Exception {
-    int ended = upstream.ended.get();
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("GET /static/broken-chunked HTTP/1.1\r\nHost: x\r\n\r\n");
       assertThat(c.closedByServer()).isTrue();
     }
-    brokenConnectionEnds_andTheNextRequestGetsANewOne(ended);
+    brokenConnectionEnds_andTheNextRequestGetsAnother("/static/broken-chunked");
   }
 
   /** curl over h2c (prior knowledge), one connection: the status of each URL, in order. */
@@ -112,14 +120,14 @@ class UpstreamFramingIntegrationTests {
     for (String path : List.of("/static/extra", "/static/both", "/static/te-identity",
         "/static/broken-chunked")) {
       h2(base + path);
-      int before = upstream.accepted.get();
+      int broken = brokenConnectionEnds(path);
       assertThat(h2(base + "/static/next")).as(path + ", then the next stream")
           .containsExactly("200");
-      assertThat(upstream.accepted.get()).as(path).isGreaterThan(before);
+      assertThat(upstream.connectionOfLast("/static/next")).as(path).isNotEqualTo(broken);
     }
     h2("-I", base + "/static/head-body");
-    int before = upstream.accepted.get();
+    int broken = brokenConnectionEnds("/static/head-body");
     assertThat(h2(base + "/static/next")).containsExactly("200");
-    assertThat(upstream.accepted.get()).isGreaterThan(before);
+    assertThat(upstream.connectionOfLast("/static/next")).isNotEqualTo(broken);
   }
 }

@@ -1,0 +1,316 @@
+package dev.sluice.core.policy;
+
+import dev.sluice.core.Decision;
+import dev.sluice.core.DecisionListener;
+import dev.sluice.core.RateLimiter;
+import dev.sluice.core.Rule;
+import dev.sluice.core.address.ClientAddress;
+import dev.sluice.core.http.Accept;
+import dev.sluice.core.http.Answer;
+import dev.sluice.core.http.Bodies;
+import dev.sluice.core.http.ResponseSpec;
+import dev.sluice.core.policy.Admission.Action;
+import dev.sluice.core.policy.Admission.Outcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * What the admission step does when a rule whose action is {@code challenge} refuses a request
+ * (the refusal is final: not delayed, not degraded). In order:
+ *
+ * <ol>
+ *   <li>A path the settings skip ({@code /robots.txt}...): the refusal.
+ *   <li>A valid clearance cookie for the rule: the request is decided again without the rule,
+ *       whose refusal is not reported ({@code cleared}).
+ *   <li>Otherwise the refusal is reported; a request that is not a browser's navigation (a GET
+ *       whose {@code Accept} prefers HTML) gets it, its JSON naming the challenge.
+ *   <li>A right answer in the answer cookie: its nonce is spent in the store with the client's
+ *       challenge score (a spent nonce: {@code replayed}; past the score: {@code refused}), the
+ *       client's count on the rule is reset, and the answer is a page that sets the clearance
+ *       and reloads ({@code solved}).
+ *   <li>A wrong answer costs {@code failureCost} points of the score ({@code failed}, or
+ *       {@code refused} past it).
+ *   <li>Else a puzzle page, once the score allows one more ({@code issued}; else
+ *       {@code refused}), its difficulty raised by the score.
+ * </ol>
+ *
+ * <p>Each store call is asynchronous for a remote store (the outcome is then pending) and
+ * inline for the in-memory one. A store that fails the nonce's check answers 503: a nonce that
+ * cannot be spent is not accepted.
+ */
+final class ChallengeStep {
+
+  /**
+   * The last page and "too many" answer this thread made. A flood from one client asks again and
+   * again within a second: it gets the same bytes (the same puzzle, bound to its network, whose
+   * nonce is spent once whoever solves it), as a flood of refusals gets the last refusal's, so a
+   * challenged flood costs what a refused one does. Keyed by everything the answer says.
+   */
+  private static final class Last {
+    Challenges.Keys keys;
+    ClientAddress client;
+    int difficulty;
+    long retryAfter;
+    long second;
+    Answer page;
+    Challenges limitedBy;
+    long limitedRetryAfter = -1;
+    boolean limitedSpends;
+    Answer limited;
+    /**
+     * A client the challenge's own limit refused, and until when (the wall clock's millis): its
+     * next pages are refused without asking the store, which could not say otherwise before
+     * then (a refused check consumes nothing; only time gives a score room), as the Redis
+     * store's refusal cache reasons.
+     */
+    ClientAddress refusedClient;
+    long refusedFrom;
+    long refusedUntil;
+  }
+
+  private static final ThreadLocal<Last> LAST = ThreadLocal.withInitial(Last::new);
+
+  private final Admission admission;
+  private final Challenges c;
+  private final ResponseSpec namingChallenge;
+  private final RateLimiter limiter;
+  private final DecisionListener listener;
+  private final List<Rule> clientRules;
+  private final List<Rule> spendRules;
+
+  ChallengeStep(Admission admission, Challenges challenges, ResponseSpec namingChallenge) {
+    this.admission = admission;
+    this.c = challenges;
+    this.namingChallenge = namingChallenge;
+    this.limiter = admission.limiter();
+    this.listener = admission.listener();
+    this.clientRules = List.of(challenges.clientRule);
+    this.spendRules = List.of(challenges.nonceRule, challenges.clientRule);
+  }
+
+  Outcome refused(Outcome o, Rule rule, Decision d, long nanos) {
+    RequestView request = o.request();
+    Challenges.Keys keys = c.keys(rule);
+    String path = request.path();
+    if (keys == null || (path != null && c.settings().skips(path))) {
+      admission.report(o, o.check().rules(), d, nanos);
+      o.refused(admission.responses());
+      return o;
+    }
+    ClientAddress client = client(request);
+    long now = c.now();
+    int clearance = c.check(keys, request.cookie(keys.cookie), client, now);
+    if (clearance == Challenges.VALID) {
+      listener.challenge(rule.name(), "cleared");
+      Outcome past = admission.decideWithout(o, rule);
+      return past;
+    }
+    admission.report(o, o.check().rules(), d, nanos);
+    if (!browser(o, request)) {
+      o.refused(namingChallenge);
+      return o;
+    }
+    String value = request.cookie(Challenges.ANSWER_COOKIE);
+    Challenges.Answer answer = value == null || value.isEmpty() ? null
+        : c.answer(keys, value, client, now);
+    if (answer != null && answer.verdict == Challenges.Answer.RIGHT) {
+      return spend(o, keys, answer, client, now);
+    }
+    if (answer != null && answer.verdict == Challenges.Answer.WRONG) {
+      return wrong(o, rule, answer, client);
+    }
+    String why = clearance == Challenges.EXPIRED ? "expired"
+        : clearance == Challenges.INVALID ? "invalid" : "none";
+    return issue(o, keys, d, client, now, why);
+  }
+
+  private ClientAddress client(RequestView request) {
+    try {
+      return request.clientAddress(c.resolver());
+    } catch (RuntimeException e) {
+      return null;   // no address: bound to the unknown network, as its key is to the shared bucket
+    }
+  }
+
+  /** A browser's navigation: a GET of an HTTP request whose {@code Accept} prefers HTML. */
+  private static boolean browser(Outcome o, RequestView request) {
+    return DecisionListener.HTTP.equals(o.kind()) && "GET".equals(request.method())
+        && !request.websocketUpgrade() && Accept.prefersHtml(request.header("accept"));
+  }
+
+  private Outcome issue(Outcome o, Challenges.Keys keys, Decision refusal, ClientAddress client,
+      long now, String why) {
+    Last seen = LAST.get();
+    long millis = c.settings().clock().millis();
+    if (seen.limitedBy == c && seen.refusedClient != null && seen.refusedClient.equals(client)
+        && millis >= seen.refusedFrom && millis < seen.refusedUntil) {
+      return limited(o, keys.rule, -Math.floorDiv(-(seen.refusedUntil - millis), 1000), false);
+    }
+    return then(o, limiter.checkAsync(clientRules, Challenges.identity(null, client), 1), d -> {
+      if (!d.allowed() && !d.degraded()) {
+        Last last = LAST.get();
+        last.refusedClient = client;
+        last.refusedFrom = millis;
+        last.refusedUntil = millis + d.retryAfterMillis();
+        return limited(o, keys.rule, d.retryAfterSeconds(), false);
+      }
+      // An allowed decision tells what is left, not the score: one point a page, so the score
+      // is what is missing from the maximum.
+      double score = d.degraded() || d.remaining() < 0 ? Double.NaN
+          : c.settings().maxScore() - d.remaining();
+      int difficulty = c.difficulty(keys.rule, score);
+      long retryAfter = refusal.retryAfterSeconds();
+      Last last = LAST.get();
+      if (last.page != null && last.keys == keys && last.second == now
+          && last.difficulty == difficulty && last.retryAfter == retryAfter
+          && java.util.Objects.equals(last.client, client)) {
+        listener.challenge(keys.rule.name(), "issued");
+        o.challenged(last.page, "issued", why);
+        return o;
+      }
+      String puzzle = c.puzzle(keys, client, difficulty, now);
+      String nonce = Challenges.nonceOf(puzzle);
+      List<String> fields = new ArrayList<>(16);
+      html(fields);
+      fields.add("retry-after");
+      fields.add(Long.toString(retryAfter));
+      fields.add("content-security-policy");
+      fields.add(ChallengePages.policy(nonce));
+      if (c.settings().noscript() == Challenge.NoScript.REFRESH) {
+        fields.add("set-cookie");
+        fields.add(c.answerCookie(puzzle));
+      }
+      Answer page = new Answer(c.settings().status(), fields,
+          c.pages().puzzle(nonce, puzzle, difficulty));
+      last.keys = keys;
+      last.client = client;
+      last.difficulty = difficulty;
+      last.retryAfter = retryAfter;
+      last.second = now;
+      last.page = page;
+      listener.challenge(keys.rule.name(), "issued");
+      o.challenged(page, "issued", why);
+      return o;
+    });
+  }
+
+  private Outcome spend(Outcome o, Challenges.Keys keys, Challenges.Answer answer,
+      ClientAddress client, long now) {
+    Rule rule = keys.rule;
+    return then(o, limiter.checkAsync(spendRules, Challenges.identity(answer.nonce, client), 1),
+        d -> {
+          if (!d.allowed()) {
+            if (d.degraded()) {
+              o.end(Action.UNAVAILABLE, d);
+              return o;
+            }
+            if (d.refusedBy(0)) {
+              listener.challenge(rule.name(), "replayed");
+              return verdict(o, 403, c.pages().used(), null, "replayed", "nonce already spent");
+            }
+            return limited(o, rule, d.retryAfterSeconds(), true);
+          }
+          // Cloudflare's behaviour: solving resets the client's count on the rule.
+          CompletionStage<Boolean> reset;
+          try {
+            reset = limiter.store().resetAsync(rule, rule.keyText(o.check().identity()));
+          } catch (RuntimeException e) {
+            reset = CompletableFuture.completedFuture(false);
+          }
+          return then(o, reset, done -> {
+            listener.challenge(rule.name(), "solved");
+            return verdict(o, 200, c.pages().passed(),
+                c.clearanceCookie(keys, c.clearance(keys, client, now)), "solved", answer.why);
+          });
+        });
+  }
+
+  private Outcome wrong(Outcome o, Rule rule, Challenges.Answer answer, ClientAddress client) {
+    listener.challenge(rule.name(), "failed");
+    return then(o, limiter.checkAsync(clientRules, Challenges.identity(null, client),
+        c.settings().failureCost()), d -> {
+          if (!d.allowed() && !d.degraded()) {
+            return limited(o, rule, d.retryAfterSeconds(), true);
+          }
+          return verdict(o, 403, c.pages().failed(), null, "failed", answer.why);
+        });
+  }
+
+  /**
+   * Refused by the challenge's own limit: 429 and when to come back ({@code spends}: the
+   * request brought an answer, whose cookie is removed).
+   */
+  private Outcome limited(Outcome o, Rule rule, long retryAfter, boolean spends) {
+    listener.challenge(rule.name(), "refused");
+    Last last = LAST.get();
+    Answer limited = last.limited;
+    if (limited == null || last.limitedBy != c || last.limitedRetryAfter != retryAfter
+        || last.limitedSpends != spends) {
+      List<String> fields = new ArrayList<>(10);
+      fields.add("content-type");
+      fields.add(Bodies.HTML);
+      fields.add("cache-control");
+      fields.add("no-store");
+      fields.add("retry-after");
+      fields.add(Long.toString(Math.max(1, retryAfter)));
+      fields.add("content-security-policy");
+      fields.add(ChallengePages.SMALL_POLICY);
+      if (spends) {
+        fields.add("set-cookie");
+        fields.add(c.spentAnswerCookie());
+      }
+      limited = new Answer(429, fields, c.pages().limited());
+      last.limited = limited;
+      last.limitedBy = c;
+      last.limitedRetryAfter = retryAfter;
+      last.limitedSpends = spends;
+    }
+    o.challenged(limited, "refused", null);
+    return o;
+  }
+
+  private Outcome verdict(Outcome o, int status, byte[] page, String clearance, String step,
+      String why) {
+    List<String> fields = new ArrayList<>(10);
+    html(fields);
+    fields.add("content-security-policy");
+    fields.add(ChallengePages.SMALL_POLICY);
+    if (clearance != null) {
+      fields.add("set-cookie");
+      fields.add(clearance);
+    }
+    fields.add("set-cookie");
+    fields.add(c.spentAnswerCookie());
+    o.challenged(new Answer(status, fields, page), step, step.equals("failed") ? why : null);
+    return o;
+  }
+
+  private static void html(List<String> fields) {
+    fields.add("content-type");
+    fields.add(Bodies.HTML);
+    fields.add("cache-control");
+    fields.add("no-store");
+    fields.add("x-content-type-options");
+    fields.add("nosniff");
+    fields.add("referrer-policy");
+    fields.add("same-origin");
+  }
+
+  /**
+   * {@code next} applied to {@code stage}'s value: at once when it is complete (the in-memory
+   * store), else a pending twin of {@code o} completed by it. A failed stage gives null to
+   * {@code next}... only a reset can fail (checks never complete exceptionally).
+   */
+  private static <T> Outcome then(Outcome o, CompletionStage<T> stage, Function<T, Outcome> next) {
+    CompletableFuture<T> f = stage.toCompletableFuture();
+    if (f.isDone()) {
+      T value = f.isCompletedExceptionally() ? null : f.join();
+      return next.apply(value);
+    }
+    return o.pendingOn(f.handle((v, e) -> next.apply(e == null ? v : null))
+        .thenCompose(Admission::settled));
+  }
+}

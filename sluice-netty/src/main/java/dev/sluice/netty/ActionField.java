@@ -17,47 +17,19 @@ final class ActionField {
   private ActionField() {}
 
   static String read(CharSequence s, String field) {
-    int n = s.length();
-    int i = JsonScan.skipWs(s, 0);
-    if (i >= n || s.charAt(i) != '{') {
-      return null;
-    }
-    i++;
-    StringBuilder key = new StringBuilder(16);
-    while (true) {
-      i = JsonScan.skipWs(s, i);
-      if (i >= n || s.charAt(i) != '"') {
-        return null;
+    String[] found = new String[1];
+    JsonScan.members(s, field.length() + 1, (key, i) -> {
+      if (!field.contentEquals(key)) {
+        return JsonScan.skipValue(s, i);
       }
-      key.setLength(0);
-      i = JsonScan.readString(s, i, key, field.length() + 1);
-      if (i < 0) {
-        return null;
-      }
-      i = JsonScan.skipWs(s, i);
-      if (i >= n || s.charAt(i) != ':') {
-        return null;
-      }
-      i = JsonScan.skipWs(s, i + 1);
-      if (i >= n) {
-        return null;
-      }
-      if (field.contentEquals(key)) {
-        if (s.charAt(i) != '"') {
-          return null;
-        }
+      if (s.charAt(i) == '"') {
         StringBuilder value = new StringBuilder(24);
-        return JsonScan.readString(s, i, value, MAX_VALUE_CHARS) < 0 ? null : value.toString();
+        if (JsonScan.readString(s, i, value, MAX_VALUE_CHARS) >= 0) {
+          found[0] = value.toString();
+        }
       }
-      i = JsonScan.skipValue(s, i);
-      if (i < 0) {
-        return null;
-      }
-      i = JsonScan.skipWs(s, i);
-      if (i >= n || s.charAt(i) != ',') {
-        return null;
-      }
-      i++;
-    }
+      return -1;   // the first one decides; what follows does not matter
+    });
+    return found[0];
   }
 }

@@ -117,4 +117,58 @@ public final class JsonScan {
     }
     return i == start || i >= n ? -1 : i;
   }
+
+  /** What {@link #members} does with one member of an object. */
+  @FunctionalInterface
+  public interface Member {
+    /**
+     * The member named {@code key} (at most the walk's {@code maxKey} chars; the builder is
+     * reused for the next member), whose value starts at {@code i}: returns the index after the
+     * value (read or {@link #skipValue skipped}), or -1 to stop the walk (bad, or done).
+     */
+    int value(StringBuilder key, int i);
+  }
+
+  /**
+   * Walks the top-level members of the object that {@code s} holds, in order, handing each to
+   * {@code member}: the index after the closing brace, or -1 when the input is malformed or
+   * truncated or {@code member} stopped (what it was handed before then stands).
+   */
+  public static int members(CharSequence s, int maxKey, Member member) {
+    int n = s.length();
+    int i = skipWs(s, 0);
+    if (i >= n || s.charAt(i) != '{') {
+      return -1;
+    }
+    i = skipWs(s, i + 1);
+    if (i < n && s.charAt(i) == '}') {
+      return i + 1;
+    }
+    StringBuilder key = new StringBuilder(16);
+    while (i < n && s.charAt(i) == '"') {
+      key.setLength(0);
+      i = readString(s, i, key, maxKey);
+      i = i < 0 ? -1 : skipWs(s, i);
+      if (i < 0 || i >= n || s.charAt(i) != ':') {
+        return -1;
+      }
+      i = skipWs(s, i + 1);
+      if (i >= n) {
+        return -1;
+      }
+      i = member.value(key, i);
+      if (i < 0) {
+        return -1;
+      }
+      i = skipWs(s, i);
+      if (i < n && s.charAt(i) == '}') {
+        return i + 1;
+      }
+      if (i >= n || s.charAt(i) != ',') {
+        return -1;
+      }
+      i = skipWs(s, i + 1);
+    }
+    return -1;
+  }
 }

@@ -316,51 +316,22 @@ public final class HumanCheck {
 
   /** A top-level string field of a JSON object: the one value, or null (absent, twice, bad). */
   static String jsonField(CharSequence s, String field) {
-    int n = s.length();
-    int i = JsonScan.skipWs(s, 0);
-    if (i >= n || s.charAt(i) != '{') {
-      return null;
-    }
-    i = JsonScan.skipWs(s, i + 1);
-    String found = null;
-    StringBuilder key = new StringBuilder(32);
-    while (i < n && s.charAt(i) == '"') {
-      key.setLength(0);
-      i = JsonScan.readString(s, i, key, 256);
-      i = i < 0 ? -1 : JsonScan.skipWs(s, i);
-      if (i < 0 || i >= n || s.charAt(i) != ':') {
-        return null;
+    String[] found = new String[1];
+    boolean[] twice = new boolean[1];
+    int end = JsonScan.members(s, 256, (key, i) -> {
+      if (!field.contentEquals(key)) {
+        return JsonScan.skipValue(s, i);
       }
-      i = JsonScan.skipWs(s, i + 1);
-      if (i >= n) {
-        return null;
+      if (found[0] != null || s.charAt(i) != '"') {
+        twice[0] = true;
+        return -1;
       }
-      if (key.toString().equals(field)) {
-        if (found != null || s.charAt(i) != '"') {
-          return null;
-        }
-        StringBuilder value = new StringBuilder(64);
-        i = JsonScan.readString(s, i, value, MAX_TOKEN_CHARS + 1);
-        if (i < 0) {
-          return null;
-        }
-        found = value.toString();
-      } else {
-        i = JsonScan.skipValue(s, i);
-        if (i < 0) {
-          return null;
-        }
-      }
-      i = JsonScan.skipWs(s, i);
-      if (i < n && s.charAt(i) == '}') {
-        return usable(found);
-      }
-      if (i >= n || s.charAt(i) != ',') {
-        return null;
-      }
-      i = JsonScan.skipWs(s, i + 1);
-    }
-    return i < n && s.charAt(i) == '}' ? usable(found) : null;
+      StringBuilder value = new StringBuilder(64);
+      int next = JsonScan.readString(s, i, value, MAX_TOKEN_CHARS + 1);
+      found[0] = value.toString();
+      return next;
+    });
+    return end < 0 || twice[0] ? null : usable(found[0]);
   }
 
   /** {@code identity} with the token's SHA-256 (hex) as {@link #TOKEN_DIMENSION}. */

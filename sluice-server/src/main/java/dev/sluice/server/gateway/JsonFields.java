@@ -22,47 +22,18 @@ final class JsonFields {
   private JsonFields() {}
 
   static void forEach(CharSequence s, Map<String, ?> wanted, BiConsumer<String, String> found) {
-    int n = s.length();
-    int i = JsonScan.skipWs(s, 0);
-    if (i >= n || s.charAt(i) != '{') {
-      return;
-    }
-    i = JsonScan.skipWs(s, i + 1);
-    if (i < n && s.charAt(i) == '}') {
-      return;
-    }
-    StringBuilder key = new StringBuilder(16);
     StringBuilder value = new StringBuilder(32);
-    while (i < n && s.charAt(i) == '"') {
-      key.setLength(0);
-      i = JsonScan.readString(s, i, key, 256);
-      i = i < 0 ? -1 : JsonScan.skipWs(s, i);
-      if (i < 0 || i >= n || s.charAt(i) != ':') {
-        return;
-      }
-      i = JsonScan.skipWs(s, i + 1);
-      if (i >= n) {
-        return;
-      }
+    JsonScan.members(s, 256, (key, i) -> {
       String k = key.toString();
-      if (s.charAt(i) == '"' && wanted.containsKey(k)) {
-        value.setLength(0);
-        i = JsonScan.readString(s, i, value, MAX_VALUE_CHARS);
-        if (i < 0) {
-          return;
-        }
+      if (s.charAt(i) != '"' || !wanted.containsKey(k)) {
+        return JsonScan.skipValue(s, i);
+      }
+      value.setLength(0);
+      int next = JsonScan.readString(s, i, value, MAX_VALUE_CHARS);
+      if (next >= 0) {
         found.accept(k, value.toString());
-      } else {
-        i = JsonScan.skipValue(s, i);
-        if (i < 0) {
-          return;
-        }
       }
-      i = JsonScan.skipWs(s, i);
-      if (i >= n || s.charAt(i) != ',') {
-        return;
-      }
-      i = JsonScan.skipWs(s, i + 1);
-    }
+      return next;
+    });
   }
 }

@@ -112,84 +112,58 @@ public final class SiteVerify implements HumanVerifier {
     /** The answer's fields, or null when it is not a JSON object. */
     static Answer parse(String s) {
       Answer a = new Answer();
-      int n = s.length();
-      int i = JsonScan.skipWs(s, 0);
-      if (i >= n || s.charAt(i) != '{') {
-        return null;
-      }
-      i = JsonScan.skipWs(s, i + 1);
-      StringBuilder key = new StringBuilder(16);
       StringBuilder value = new StringBuilder(32);
-      while (i < n && s.charAt(i) == '"') {
-        key.setLength(0);
-        i = JsonScan.readString(s, i, key, 64);
-        i = i < 0 ? -1 : JsonScan.skipWs(s, i);
-        if (i < 0 || i >= n || s.charAt(i) != ':') {
-          return null;
+      return JsonScan.members(s, 64, (key, i) -> a.member(s, key.toString(), i, value)) < 0
+          ? null : a;
+    }
+
+    /** Reads the member {@code k} whose value starts at {@code i}; the index after it, or -1. */
+    private int member(String s, String k, int i, StringBuilder value) {
+      int n = s.length();
+      if (s.charAt(i) == '"') {
+        value.setLength(0);
+        i = JsonScan.readString(s, i, value, 1024);
+        switch (k) {
+          case "challenge_ts" -> challengeTs = value.toString();
+          case "hostname" -> hostname = value.toString();
+          case "action" -> action = value.toString();
+          default -> { }
         }
-        i = JsonScan.skipWs(s, i + 1);
-        if (i >= n) {
-          return null;
-        }
-        String k = key.toString();
-        int start = i;
-        if (s.charAt(i) == '"') {
-          value.setLength(0);
-          i = JsonScan.readString(s, i, value, 1024);
-          switch (k) {
-            case "challenge_ts" -> a.challengeTs = value.toString();
-            case "hostname" -> a.hostname = value.toString();
-            case "action" -> a.action = value.toString();
-            default -> { }
-          }
-        } else if (k.equals("error-codes") && s.charAt(i) == '[') {
-          i = JsonScan.skipWs(s, i + 1);
-          while (i > 0 && i < n && s.charAt(i) == '"') {
-            value.setLength(0);
-            i = JsonScan.readString(s, i, value, 128);
-            if (i < 0) {
-              return null;
-            }
-            a.errorCodes.add(value.toString());
-            i = JsonScan.skipWs(s, i);
-            if (i < n && s.charAt(i) == ',') {
-              i = JsonScan.skipWs(s, i + 1);
-            }
-          }
-          if (i < 0 || i >= n || s.charAt(i) != ']') {
-            return null;
-          }
-          i++;
-        } else {
-          i = JsonScan.skipValue(s, i);
-          if (i < 0) {
-            return null;
-          }
-          String literal = s.substring(start, i);
-          if (k.equals("success")) {
-            a.success = literal.equals("true") ? Boolean.TRUE
-                : literal.equals("false") ? Boolean.FALSE : null;
-          } else if (k.equals("score")) {
-            try {
-              a.score = Double.parseDouble(literal);
-            } catch (NumberFormatException e) {
-              return null;
-            }
-          }
-        }
-        if (i < 0) {
-          return null;
-        }
-        i = JsonScan.skipWs(s, i);
-        if (i < n && s.charAt(i) == '}') {
-          return a;
-        }
-        if (i >= n || s.charAt(i) != ',') {
-          return null;
-        }
-        i = JsonScan.skipWs(s, i + 1);
+        return i;
       }
-      return i < n && s.charAt(i) == '}' ? a : null;
+      if (k.equals("error-codes") && s.charAt(i) == '[') {
+        i = JsonScan.skipWs(s, i + 1);
+        while (i > 0 && i < n && s.charAt(i) == '"') {
+          value.setLength(0);
+          i = JsonScan.readString(s, i, value, 128);
+          if (i < 0) {
+            return -1;
+          }
+          errorCodes.add(value.toString());
+          i = JsonScan.skipWs(s, i);
+          if (i < n && s.charAt(i) == ',') {
+            i = JsonScan.skipWs(s, i + 1);
+          }
+        }
+        return i < 0 || i >= n || s.charAt(i) != ']' ? -1 : i + 1;
+      }
+      int start = i;
+      i = JsonScan.skipValue(s, i);
+      if (i < 0) {
+        return -1;
+      }
+      String literal = s.substring(start, i);
+      if (k.equals("success")) {
+        success = literal.equals("true") ? Boolean.TRUE
+            : literal.equals("false") ? Boolean.FALSE : null;
+      } else if (k.equals("score")) {
+        try {
+          score = Double.parseDouble(literal);
+        } catch (NumberFormatException e) {
+          return -1;
+        }
+      }
+      return i;
     }
   }
 }

@@ -51,7 +51,7 @@ class AdminIncidentsIntegrationTests {
 
   final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
   final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  final List<AutoCloseable> open = new ArrayList<>();
+  final Closer open = new Closer();
   SluiceServer server;
 
   @AfterEach
@@ -59,9 +59,7 @@ class AdminIncidentsIntegrationTests {
     if (server != null) {
       server.close();
     }
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
   }
 
   SluiceServer serve(String storeLines, String... extra) throws Exception {

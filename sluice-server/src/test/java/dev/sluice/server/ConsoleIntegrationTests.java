@@ -45,7 +45,7 @@ class ConsoleIntegrationTests {
   Path dir;
 
   final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  final List<AutoCloseable> open = new ArrayList<>();
+  final Closer open = new Closer();
   SluiceServer server;
 
   @AfterEach
@@ -53,9 +53,7 @@ class ConsoleIntegrationTests {
     if (server != null) {
       server.close();
     }
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
   }
 
   void serve(String storeLines, String... extra) throws Exception {

@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,7 +57,7 @@ class DenyStatusBanIntegrationTests {
   private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
   private final HttpClient client = HttpClient.newBuilder()
       .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
-  private final List<AutoCloseable> open = new ArrayList<>();
+  private final Closer open = new Closer();
   private final AtomicInteger upstreamHits = new AtomicInteger();
   private HttpServer app;
 
@@ -78,9 +77,7 @@ class DenyStatusBanIntegrationTests {
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
     app.stop(0);
   }
 

@@ -37,13 +37,11 @@ class RlsServeIntegrationTests {
   @TempDir
   Path dir;
 
-  final List<AutoCloseable> closing = new ArrayList<>();
+  final Closer closing = new Closer();
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
+    closing.close();
   }
 
   static String policy(int perDay) {

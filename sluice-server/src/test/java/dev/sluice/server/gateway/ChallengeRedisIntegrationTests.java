@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.redis.RedisProcess;
 import dev.sluice.server.ChallengeClient;
+import dev.sluice.server.Closer;
 import dev.sluice.server.Log;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
@@ -15,8 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,13 +32,11 @@ class ChallengeRedisIntegrationTests {
   Path dir;
 
   private final ByteArrayOutputStream log = new ByteArrayOutputStream();
-  private final List<AutoCloseable> open = new ArrayList<>();
+  private final Closer open = new Closer();
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
   }
 
   private SluiceServer serve(int redisPort) throws Exception {

@@ -3,6 +3,7 @@ package dev.sluice.server.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.server.Closer;
 import dev.sluice.server.Log;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
@@ -14,8 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,15 +44,13 @@ class CheckApiExposureIntegrationTests {
   Path dir;
 
   final ByteArrayOutputStream log = new ByteArrayOutputStream();
-  final List<AutoCloseable> closing = new ArrayList<>();
+  final Closer closing = new Closer();
   EchoUpstream upstream;
   SluiceServer server;
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
+    closing.close();
   }
 
   SluiceServer serve(String policy, InetSocketAddress admin, Path token, String checkApi)

@@ -3,6 +3,7 @@ package dev.sluice.server.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.redis.RedisProcess;
+import dev.sluice.server.Closer;
 import dev.sluice.server.Log;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
@@ -42,7 +43,7 @@ class GatewayRedisIntegrationTests {
   Path dir;
 
   private final ByteArrayOutputStream log = new ByteArrayOutputStream();
-  private final List<AutoCloseable> open = new ArrayList<>();
+  private final Closer open = new Closer();
   private SluiceServer server;
 
   @AfterEach
@@ -50,15 +51,9 @@ class GatewayRedisIntegrationTests {
     if (server != null) {
       server.close();
     }
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
   }
 
-  private <T extends AutoCloseable> T closing(T resource) {
-    open.add(resource);
-    return resource;
-  }
 
   /** Starts the gateway (demo upstream, no admin listener) on a policy with this store. */
   private SluiceServer serve(int ioThreads, int storePort, String... policy) throws Exception {
@@ -85,7 +80,7 @@ class GatewayRedisIntegrationTests {
    */
   @Test
   void pendingDecisionOnAStoppedRedis_delaysNoOtherConnection_onOneIoThread() throws Exception {
-    RedisProcess redis = closing(RedisProcess.start());
+    RedisProcess redis = open.add(RedisProcess.start());
     serve(1, redis.port,
         "rules:",
         "  pay:",
@@ -99,7 +94,7 @@ class GatewayRedisIntegrationTests {
 
     redis.suspend();
     try {
-      RawHttp waiting = closing(new RawHttp(port));
+      RawHttp waiting = open.add(new RawHttp(port));
       long start = System.nanoTime();
       waiting.send("GET /pay/1 HTTP/1.1\r\nHost: sluice\r\n\r\n");
       CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> {
@@ -141,7 +136,7 @@ class GatewayRedisIntegrationTests {
    */
   @Test
   void redisStore_hasAConnectionOnEachIoThread_andClosesThemQuietly() throws Exception {
-    RedisProcess redis = closing(RedisProcess.start());
+    RedisProcess redis = open.add(RedisProcess.start());
     System.setProperty("sluice.redis.eventLoops", "false");
     try {
       serve(3, redis.port, "routes:", "  - {name: open, paths: [/**]}");
@@ -220,8 +215,8 @@ class GatewayRedisIntegrationTests {
   @Test
   void fourHundredConcurrentRequests_throughASlowNetwork_completeInAFewRoundTrips()
       throws Exception {
-    RedisProcess redis = closing(RedisProcess.start());
-    DelayingProxy proxy = closing(new DelayingProxy(redis.port, Duration.ofMillis(50)));
+    RedisProcess redis = open.add(RedisProcess.start());
+    DelayingProxy proxy = open.add(new DelayingProxy(redis.port, Duration.ofMillis(50)));
     serve(0, proxy.port(),
         "rules:",
         "  api:",
@@ -271,8 +266,8 @@ class GatewayRedisIntegrationTests {
   @Test
   void webSocket_leasesAndActionLimitsOnRedis_messagesInOrderWhileDecisionsWait()
       throws Exception {
-    RedisProcess redis = closing(RedisProcess.start());
-    DelayingProxy proxy = closing(new DelayingProxy(redis.port, Duration.ofMillis(50)));
+    RedisProcess redis = open.add(RedisProcess.start());
+    DelayingProxy proxy = open.add(new DelayingProxy(redis.port, Duration.ofMillis(50)));
     serve(1, proxy.port(),
         "rules:",
         "  connect:",

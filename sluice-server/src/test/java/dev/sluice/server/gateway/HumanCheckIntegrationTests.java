@@ -3,6 +3,7 @@ package dev.sluice.server.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.redis.RedisProcess;
+import dev.sluice.server.Closer;
 import dev.sluice.server.Log;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
@@ -17,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -40,29 +40,23 @@ class HumanCheckIntegrationTests {
 
   private final HttpClient client = HttpClient.newBuilder()
       .version(HttpClient.Version.HTTP_1_1).build();
-  private final List<AutoCloseable> open = new ArrayList<>();
+  private final Closer open = new Closer();
   private final ByteArrayOutputStream log = new ByteArrayOutputStream();
   private SiteVerifyServer verify;
   private ScriptedApp app;
 
   @BeforeEach
   void start() throws Exception {
-    verify = closing(new SiteVerifyServer());
-    app = closing(new ScriptedApp());
+    verify = open.add(new SiteVerifyServer());
+    app = open.add(new ScriptedApp());
     Files.writeString(dir.resolve("turnstile.key"), SECRET + "\n");
   }
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
   }
 
-  private <T extends AutoCloseable> T closing(T resource) {
-    open.add(resource);
-    return resource;
-  }
 
   private SluiceServer serve(String storeUri) throws Exception {
     Path file = dir.resolve("policy-" + open.size() + ".yaml");
@@ -95,7 +89,7 @@ class HumanCheckIntegrationTests {
         storeUri == null ? "" : "store: {uri: '" + storeUri + "', deadline: 2s, "
             + "startupWait: 30s}",
         ""));
-    return closing(SluiceServer.start(new ServeOptions(file, new InetSocketAddress("127.0.0.1",
+    return open.add(SluiceServer.start(new ServeOptions(file, new InetSocketAddress("127.0.0.1",
         0), app.uri(), null, null, Duration.ofHours(1), 1), Map.of(),
         new Log(new PrintStream(log, true, StandardCharsets.UTF_8))));
   }
@@ -215,7 +209,7 @@ class HumanCheckIntegrationTests {
 
   @Test
   void aTokenVerifiedByOneGateway_isRefusedByAnotherOnTheSameRedis() throws Exception {
-    RedisProcess redis = closing(RedisProcess.start());
+    RedisProcess redis = open.add(RedisProcess.start());
     SluiceServer a = serve(redis.uri());
     SluiceServer b = serve(redis.uri());
     assertThat(form(a, "good-fleet").statusCode()).isEqualTo(200);

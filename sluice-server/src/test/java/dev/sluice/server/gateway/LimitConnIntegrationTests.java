@@ -2,6 +2,7 @@ package dev.sluice.server.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.server.Closer;
 import dev.sluice.server.Log;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
@@ -31,24 +32,18 @@ class LimitConnIntegrationTests {
   @TempDir
   Path dir;
 
-  private final List<AutoCloseable> open = new ArrayList<>();
+  private final Closer open = new Closer();
   private ScriptedApp app;
   private SluiceServer server;
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
   }
 
-  private <T extends AutoCloseable> T closing(T resource) {
-    open.add(resource);
-    return resource;
-  }
 
   private SluiceServer serve() throws Exception {
-    app = closing(new ScriptedApp());
+    app = open.add(new ScriptedApp());
     Path file = dir.resolve("policy.yaml");
     Files.writeString(file, String.join("\n",
         "rules:",
@@ -58,7 +53,7 @@ class LimitConnIntegrationTests {
         "  - {name: one, paths: [/one], rules: [one]}",
         "  - {name: all, rules: [conn]}",
         ""));
-    server = closing(SluiceServer.start(new ServeOptions(file, new InetSocketAddress(
+    server = open.add(SluiceServer.start(new ServeOptions(file, new InetSocketAddress(
         "127.0.0.1", 0), app.uri(), null, null, Duration.ofHours(1), 2), Map.of(),
         new Log(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))));
     return server;
@@ -95,7 +90,7 @@ class LimitConnIntegrationTests {
     serve();
     List<RawHttp> clients = new ArrayList<>();
     for (int i = 0; i < 60; i++) {
-      clients.add(closing(slowRequest(i)));
+      clients.add(open.add(slowRequest(i)));
     }
     await("55 requests at the upstream", () -> app.slowArrived.get() == 55);
     await("5 answers", () -> clients.stream().filter(LimitConnIntegrationTests::answered)
@@ -135,10 +130,10 @@ class LimitConnIntegrationTests {
     await("no lease held", () -> server.metrics().inFlight("conn") == 0);
     List<RawHttp> again = new ArrayList<>();
     for (int i = 0; i < 55; i++) {
-      again.add(closing(slowRequest(100 + i)));
+      again.add(open.add(slowRequest(100 + i)));
     }
     await("55 more at the upstream", () -> app.slowArrived.get() == 110);
-    RawHttp over = closing(slowRequest(200));
+    RawHttp over = open.add(slowRequest(200));
     assertThat(RawHttp.status(over.readResponse())).isEqualTo(429);
     app.release();
     for (RawHttp c : again) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
 import dev.sluice.redis.RedisProcess;
+import dev.sluice.server.Closer;
 import dev.sluice.server.Log;
 import dev.sluice.server.ServeOptions;
 import dev.sluice.server.SluiceServer;
@@ -42,25 +43,19 @@ class ResponseCountingIntegrationTests {
 
   private final HttpClient client = HttpClient.newBuilder()
       .version(HttpClient.Version.HTTP_1_1).build();
-  private final List<AutoCloseable> open = new ArrayList<>();
+  private final Closer open = new Closer();
   private ScriptedApp app;
 
   @BeforeEach
   void start() throws Exception {
-    app = closing(new ScriptedApp());
+    app = open.add(new ScriptedApp());
   }
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
+    open.close();
   }
 
-  private <T extends AutoCloseable> T closing(T resource) {
-    open.add(resource);
-    return resource;
-  }
 
   private HttpResponse<String> send(int port, String method, String path, String user)
       throws Exception {
@@ -158,7 +153,7 @@ class ResponseCountingIntegrationTests {
 
   @Test
   void twoGatewaysOnOneRedis_shareTheCount() throws Exception {
-    RedisProcess redis = closing(RedisProcess.start());
+    RedisProcess redis = open.add(RedisProcess.start());
     Path file = dir.resolve("invites.yaml");
     Files.writeString(file, Files.readString(EXAMPLE) + "\nstore: {uri: '" + redis.uri()
         + "', deadline: 2s, startupWait: 30s}\n");
@@ -167,7 +162,7 @@ class ResponseCountingIntegrationTests {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     List<SluiceServer> fleet = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
-      fleet.add(closing(SluiceServer.start(new ServeOptions(file, new InetSocketAddress(
+      fleet.add(open.add(SluiceServer.start(new ServeOptions(file, new InetSocketAddress(
           "127.0.0.1", 0), app.uri(), null, null, Duration.ofHours(1), 1), env,
           new Log(new PrintStream(log, true, StandardCharsets.UTF_8)))));
     }

@@ -50,7 +50,7 @@ class DistributionIntegrationTests {
     assertThat(home.resolve("LICENSE")).content().contains("Apache License");
     assertThat(home.resolve("README.md")).hasSameTextualContentAs(ROOT.resolve("README.md"));
     assertThat(names(home.resolve("examples")))
-        .containsExactlyInAnyOrderElementsOf(names(ROOT.resolve("examples"), "*.{yaml,html}"))
+        .containsExactlyInAnyOrderElementsOf(names(ROOT.resolve("examples"), "*.{yaml,html,txt}"))
         .doesNotContain("spring-boot");
     try (Stream<Path> top = Files.list(home)) {
       assertThat(top.map(p -> p.getFileName().toString()))

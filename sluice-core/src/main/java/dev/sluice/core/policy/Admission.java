@@ -656,9 +656,9 @@ public final class Admission {
     if (name == null) {
       return null;
     }
-    for (Rule rule : rules) {
-      if (rule.name().equals(name)) {
-        return rule;
+    for (int i = 0; i < rules.size(); i++) {
+      if (rules.get(i).name().equals(name)) {
+        return rules.get(i);
       }
     }
     return null;

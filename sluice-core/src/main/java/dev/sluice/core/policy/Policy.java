@@ -174,8 +174,11 @@ public final class Policy {
   /** The identity of {@code request} for the dimensions {@code rules} read. */
   public Identity identify(RequestView request, List<Rule> rules) {
     Identity identity = Identity.empty();
-    for (Rule rule : rules) {
-      for (String dimension : rule.dimensions()) {
+    // Indexed: an iterator per rule and per dimension list is allocated on every request.
+    for (int r = 0; r < rules.size(); r++) {
+      List<String> dims = rules.get(r).dimensions();
+      for (int i = 0; i < dims.size(); i++) {
+        String dimension = dims.get(i);
         if (!identity.has(dimension)) {
           Source source = dimensions.get(dimension);
           Object value = source == null ? null : source.read(request, clientAddress);

@@ -176,8 +176,8 @@ public final class Route {
     if (paths.isEmpty()) {
       return true;
     }
-    for (PathPattern pattern : paths) {
-      if (pattern.matches(path)) {
+    for (int i = 0; i < paths.size(); i++) {   // indexed: no iterator per request
+      if (paths.get(i).matches(path)) {
         return true;
       }
     }

@@ -280,7 +280,11 @@ public final class Admission {
     List<Rule> rest = new ArrayList<>(o.check.rules());
     rest.remove(rule);
     Outcome r = o.copy(o.check.withRules(List.copyOf(rest)));
-    return rest.isEmpty() ? afterRules(r) : decide(r);
+    if (rest.isEmpty()) {
+      r.releaseDelay();   // allowed: as decided() does for an allowed decision
+      return afterRules(r);
+    }
+    return decide(r);
   }
 
   RateLimiter limiter() {
@@ -789,9 +793,10 @@ public final class Admission {
 
     /**
      * What the challenge step did, as its metrics name it: {@code issued} (the puzzle page),
-     * {@code solved}, {@code failed}, {@code replayed}, {@code refused} (its own limit),
-     * {@code cleared} (a clearance let the request past the rule), or null when no challenge
-     * was involved. A non-browser refused by a challenging rule: null, and a REFUSE.
+     * {@code solved}, {@code failed}, {@code replayed}, {@code refused} (its own limit), or
+     * null when no challenge answered (a clearance that let the request past the rule is told
+     * to the listener as {@code cleared}; a non-browser refused by a challenging rule: null, and
+     * a REFUSE).
      */
     public String challenge() {
       return esc == null ? null : esc.challengeStep;

@@ -527,4 +527,47 @@ class ChallengeTest {
     assertThatThrownBy(() -> Policy.builder().rule(p1).rule(p2).build())
         .hasMessageContaining("would share the clearance cookie sluice-clearance-a_b");
   }
+
+  /**
+   * A challenging rule beside a concurrency rule: a challenge page or verdict gives the request's
+   * lease back (nothing is forwarded), and a request a clearance lets past keeps its lease until
+   * it ends, as any forwarded request.
+   */
+  @Test
+  void challengeAnswers_giveTheLeaseBack_aClearedRequestHoldsItUntilItEnds() {
+    Rule pages = pages(1);
+    Rule conn = Rule.builder("conn").concurrency(1, Duration.ofMinutes(1)).build();
+    Policy policy = Policy.builder().rule(pages).rule(conn).global("pages").global("conn")
+        .challenge(settings().build()).build();
+    Admission a = Admission.builder().limiter(RateLimiter.of(store)).policy(policy)
+        .listener(listener).build();
+    Req browser = Req.browser("/docs");
+    String key = "conn:" + browser.peer();
+
+    Outcome first = a.admit(browser, DecisionListener.HTTP);
+    assertThat(first.action()).isEqualTo(Action.FORWARD);
+    assertThat(store.leases(key)).isEqualTo(1);
+    first.ended();
+    Outcome page = a.admit(browser, DecisionListener.HTTP);
+    assertThat(page.action()).isEqualTo(Action.CHALLENGE);
+    assertThat(store.leases(key)).as("the page holds no lease").isZero();
+    Outcome solved = a.admit(browser.cookie("sluice-challenge", solve(page.answer())),
+        DecisionListener.HTTP);
+    assertThat(solved.challenge()).isEqualTo("solved");
+    assertThat(store.leases(key)).as("nor does the verdict").isZero();
+
+    Req cleared = browser.cookie("sluice-clearance-pages",
+        setCookie(solved.answer(), "sluice-clearance-pages"));
+    a.admit(cleared, DecisionListener.HTTP).ended();   // the count was reset: one allowed
+    Outcome past = a.admit(cleared, DecisionListener.HTTP);
+    assertThat(past.action()).isEqualTo(Action.FORWARD);
+    assertThat(events).endsWith("cleared pages");
+    assertThat(store.leases(key)).as("the cleared request holds its lease").isEqualTo(1);
+    Outcome second = a.admit(cleared, DecisionListener.HTTP);
+    assertThat(second.action()).as("the cap of one").isEqualTo(Action.REFUSE);
+    assertThat(second.decision().rule()).isEqualTo("conn");
+    past.ended();
+    assertThat(store.leases(key)).isZero();
+    assertThat(a.admit(cleared, DecisionListener.HTTP).action()).isEqualTo(Action.FORWARD);
+  }
 }

@@ -419,9 +419,13 @@ URL[nginx-limit_req]="http://127.0.0.1:$px_port/"
 CPUPIDS[nginx-limit_req]="$px_pid $(pgrep -P "$px_pid" | tr '\n' ' ')"
 
 # ---- (m) nginx limit_req refusing a flood -------------------------------------------------------
+# limit_req_log_level below the error log's level: nginx writes no "limiting requests" line per
+# refusal (a write(2) and its formatting each: 9.5M lines in one run before this), as Sluice
+# writes none; both count refusals without logging each one.
 fl_port="$(free_port)"
 fl_dir="$(nginx_conf flood "  limit_req_zone \$binary_remote_addr zone=flood:10m rate=1r/m;
   limit_req_status 429;
+  limit_req_log_level info;
   upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
   server {
     listen 127.0.0.1:$fl_port reuseport backlog=4096;

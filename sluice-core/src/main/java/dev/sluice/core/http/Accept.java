@@ -26,6 +26,30 @@ public final class Accept {
     if (header == null || header.isEmpty()) {
       return false;
     }
+    Last last = LAST.get();
+    if (header == last.header || header.equals(last.header)) {
+      return last.html;
+    }
+    boolean html = judge(header);
+    last.header = header;
+    last.html = html;
+    return html;
+  }
+
+  /**
+   * The last header a thread judged and its verdict: a flood repeats one {@code Accept} line
+   * (a browser's is about 100 characters, read range by range), and a connection's repeated
+   * line is one string.
+   */
+  private static final class Last {
+    String header;
+    boolean html;
+  }
+
+  private static final ThreadLocal<Last> LAST = ThreadLocal.withInitial(Last::new);
+
+  /** {@link #prefersHtml(String)} without the memo. */
+  static boolean judge(String header) {
     String h = header.length() > MAX_ACCEPT_CHARS ? header.substring(0, MAX_ACCEPT_CHARS) : header;
     try {
       return quality(h, "text", "html") > quality(h, "application", "json");

@@ -45,6 +45,15 @@ class AcceptTest {
     }
   }
 
+  /** The per-thread memo answers as judging anew does, whatever came before on the thread. */
+  @Property(tries = 300)
+  void theMemo_neverAnswersForAnotherHeader(@ForAll("headers") String a,
+      @ForAll("headers") String b) {
+    for (String h : new String[] {a, b, a, new String(b.toCharArray()), b, a}) {
+      assertThat(Accept.prefersHtml(h)).as(h).isEqualTo(Accept.judge(h));
+    }
+  }
+
   /** The reading as it was written before: split, trim, parse. */
   static double reference(String header, String type, String sub) {
     double best = 0;

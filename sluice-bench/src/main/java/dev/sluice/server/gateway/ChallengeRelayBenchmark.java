@@ -1,19 +1,10 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.core.Limit;
-import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
-import dev.sluice.core.Store;
-import dev.sluice.core.Ticker;
 import dev.sluice.core.policy.Challenge;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
-import dev.sluice.policy.PolicyConfig;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.embedded.EmbeddedChannel;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -54,8 +45,7 @@ public class ChallengeRelayBenchmark {
   @Param({"refusal", "page", "limited"})
   public String answer;
 
-  private EmbeddedChannel channel;
-  private ByteBuf request;
+  private RelayChannel relay;
 
   @Setup
   public void setup() {
@@ -71,17 +61,8 @@ public class ChallengeRelayBenchmark {
     Policy policy = Policy.builder().rule(flood.build())
         .route(Route.builder("all").rule("flood").build())
         .challenge(challenge.build()).build();
-    PolicyConfig config = PolicyConfig.of(policy);
-    RateLimiter limiter = RateLimiter.of(Store.memory(Ticker.system(), 100_000));
-    Snapshot.Source snapshots = new Snapshot.Source(() -> config, limiter, GatewayEvents.none());
-    Upstream up = Upstream.of(URI.create("http://127.0.0.1:9"));
-    channel = new EmbeddedChannel(new RelayHandler(snapshots, GatewayEvents.none(), up,
-        new UpstreamPool(up), null, "http", p -> { }));
-    channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
-    byte[] bytes = ("GET /docs/x HTTP/1.1\r\nHost: sluice.example\r\nUser-Agent: wrk\r\n"
-        + "Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n\r\n")
-        .getBytes(StandardCharsets.US_ASCII);
-    request = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+    relay = new RelayChannel(policy, "GET /docs/x HTTP/1.1\r\nHost: sluice.example\r\n"
+        + "User-Agent: wrk\r\nAccept: text/html,application/xhtml+xml,*/*;q=0.8\r\n\r\n");
     flood();   // the one token: later requests are refused, challenged or limited
     for (int i = 0; i < 100; i++) {
       flood();   // past the challenge's own limit, for "limited"
@@ -90,16 +71,11 @@ public class ChallengeRelayBenchmark {
 
   @Benchmark
   public int flood() {
-    channel.writeInbound(request.retainedDuplicate());
-    ByteBuf out = channel.readOutbound();
-    int n = out.readableBytes();
-    out.release();
-    return n;
+    return relay.send();
   }
 
   @TearDown
   public void tearDown() {
-    channel.finishAndReleaseAll();
-    request.release();
+    relay.close();
   }
 }

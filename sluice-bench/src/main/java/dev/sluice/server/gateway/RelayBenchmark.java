@@ -1,18 +1,9 @@
 package dev.sluice.server.gateway;
 
 import dev.sluice.core.Limit;
-import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
-import dev.sluice.core.Store;
-import dev.sluice.core.Ticker;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
-import dev.sluice.policy.PolicyConfig;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.embedded.EmbeddedChannel;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,8 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
     "-Djmh.executor.class=dev.sluice.bench.EventLoopThreads"})
 public class RelayBenchmark {
 
-  private EmbeddedChannel channel;
-  private ByteBuf request;
+  private RelayChannel relay;
 
   @Setup
   public void setup() {
@@ -63,31 +53,18 @@ public class RelayBenchmark {
             .build())
         .route(Route.builder("all").rule("flood").build())
         .build();
-    PolicyConfig config = PolicyConfig.of(policy);
-    RateLimiter limiter = RateLimiter.of(Store.memory(Ticker.system(), 100_000));
-    Snapshot.Source snapshots = new Snapshot.Source(() -> config, limiter, GatewayEvents.none());
-    Upstream up = Upstream.of(URI.create("http://127.0.0.1:9"));
-    channel = new EmbeddedChannel(new RelayHandler(snapshots, GatewayEvents.none(), up,
-        new UpstreamPool(up), null, "http", p -> { }));
-    channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
-    byte[] bytes = ("GET /api/analysis/x HTTP/1.1\r\nHost: sluice.example\r\n"
-        + "User-Agent: wrk\r\nAccept: */*\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-    request = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+    relay = new RelayChannel(policy, "GET /api/analysis/x HTTP/1.1\r\nHost: sluice.example\r\n"
+        + "User-Agent: wrk\r\nAccept: */*\r\n\r\n");
     refuse();   // the one token: later requests are refused
   }
 
   @Benchmark
   public int refuse() {
-    channel.writeInbound(request.retainedDuplicate());
-    ByteBuf answer = channel.readOutbound();
-    int n = answer.readableBytes();
-    answer.release();
-    return n;
+    return relay.send();
   }
 
   @TearDown
   public void tearDown() {
-    channel.finishAndReleaseAll();
-    request.release();
+    relay.close();
   }
 }

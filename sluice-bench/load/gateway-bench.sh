@@ -45,7 +45,8 @@
 #   (l) sluice-flood   one client flooding a limited route: a token bucket of 1 that refills one a
 #                  day, so nearly every request is refused (429, answered by the gateway alone)
 #   (m) nginx-flood    the same flood against nginx limit_req (rate=1r/m burst=1 nodelay,
-#                  limit_req_status 429); goal: sluice-flood >= 1.3x its requests/s and <= 0.8x
+#                  limit_req_status 429, limit_req_log_level info: no error-log line per refusal,
+#                  as Sluice writes none); goal: sluice-flood >= 1.3x its requests/s and <= 0.8x
 #                  its CPU per refusal. For (l) and (m) the 429s are the answer, not errors.
 #   (n) sluice-challenge-flood   (l)'s flood from a browser (Accept: text/html, html.lua) on a
 #                  rule whose action is challenge, the challenge's own limit out of reach: every

@@ -1,9 +1,6 @@
 package dev.sluice.server.admin;
 
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +20,7 @@ public final class AuditLog implements Incidents.ActionLog {
 
   private final Incidents.ActionLog log;
   private final Supplier<Instant> clock;
-  private final ArrayDeque<Map<String, Object>> entries = new ArrayDeque<>();
-  private long seq;
+  private final RecentEntries entries = new RecentEntries(MAX);
 
   /** Writes each action to {@code log} too; {@code clock} stamps the entries. */
   public AuditLog(Incidents.ActionLog log, Supplier<Instant> clock) {
@@ -43,27 +39,16 @@ public final class AuditLog implements Incidents.ActionLog {
       e.put(String.valueOf(fields[i]), fields[i + 1] instanceof Number ? fields[i + 1]
           : v.length() > MAX_VALUE ? v.substring(0, MAX_VALUE) + "..." : v);
     }
-    synchronized (this) {
-      e.put("seq", ++seq);
-      entries.addLast(e);
-      if (entries.size() > MAX) {
-        entries.removeFirst();
-      }
-    }
+    entries.add(e);
   }
 
   /** The last {@code n} entries, newest first. */
-  synchronized List<Map<String, Object>> recent(int n) {
-    List<Map<String, Object>> out = new ArrayList<>(Math.min(n, entries.size()));
-    Iterator<Map<String, Object>> it = entries.descendingIterator();
-    while (it.hasNext() && out.size() < n) {
-      out.add(it.next());
-    }
-    return out;
+  List<Map<String, Object>> recent(int n) {
+    return entries.recent(n);
   }
 
-  /** How many actions were recorded since start: a page refetches when it changes. */
-  synchronized long seq() {
-    return seq;
+  /** How many were recorded since start: a page refetches when it changes. */
+  long seq() {
+    return entries.seq();
   }
 }

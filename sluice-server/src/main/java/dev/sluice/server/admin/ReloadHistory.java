@@ -1,9 +1,6 @@
 package dev.sluice.server.admin;
 
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,21 +17,20 @@ public final class ReloadHistory {
   /** Errors kept per rejected reload; the log has every one. */
   static final int MAX_ERRORS = 10;
 
-  private final ArrayDeque<Map<String, Object>> entries = new ArrayDeque<>();
-  private long seq;
+  private final RecentEntries entries = new RecentEntries(MAX);
 
   /** A policy installed: at start ({@code cause} "start") or by a reload. */
   public void installed(Instant at, String cause, String source, String summary) {
     Map<String, Object> e = entry(at, cause, "ok", source);
     e.put("summary", summary);
-    add(e);
+    entries.add(e);
   }
 
   /** A reload that found nothing to install (no file: the embedded default). */
   public void unchanged(Instant at, String cause, String why) {
     Map<String, Object> e = entry(at, cause, "unchanged", null);
     e.put("summary", why);
-    add(e);
+    entries.add(e);
   }
 
   /** A policy rejected with {@code errors}; the previous one keeps serving. */
@@ -42,7 +38,7 @@ public final class ReloadHistory {
     Map<String, Object> e = entry(at, cause, "rejected", source);
     e.put("errorCount", errors.size());
     e.put("errors", List.copyOf(errors.subList(0, Math.min(MAX_ERRORS, errors.size()))));
-    add(e);
+    entries.add(e);
   }
 
   private static Map<String, Object> entry(Instant at, String cause, String result,
@@ -57,25 +53,13 @@ public final class ReloadHistory {
     return e;
   }
 
-  private synchronized void add(Map<String, Object> e) {
-    e.put("seq", ++seq);
-    entries.addLast(e);
-    if (entries.size() > MAX) {
-      entries.removeFirst();
-    }
-  }
-
   /** The last {@code n} entries, newest first. */
-  synchronized List<Map<String, Object>> recent(int n) {
-    List<Map<String, Object>> out = new ArrayList<>(Math.min(n, entries.size()));
-    Iterator<Map<String, Object>> it = entries.descendingIterator();
-    while (it.hasNext() && out.size() < n) {
-      out.add(it.next());
-    }
-    return out;
+  List<Map<String, Object>> recent(int n) {
+    return entries.recent(n);
   }
 
-  synchronized long seq() {
-    return seq;
+  /** How many were recorded since start: a page refetches when it changes. */
+  long seq() {
+    return entries.seq();
   }
 }

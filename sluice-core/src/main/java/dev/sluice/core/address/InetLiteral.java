@@ -1,5 +1,7 @@
 package dev.sluice.core.address;
 
+import java.util.HexFormat;
+
 /**
  * IP address literals: text to bytes and back, without any name lookup.
  *
@@ -337,17 +339,9 @@ final class InetLiteral {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
   }
 
+  /** The value of ASCII hex digit {@code c} (no other script's digits), or -1. */
   private static int hexValue(char c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
+    return HexFormat.isHexDigit(c) ? HexFormat.fromHexDigit(c) : -1;
   }
 
   private static int group(byte[] a, int i) {

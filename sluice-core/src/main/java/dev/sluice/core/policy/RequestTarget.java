@@ -1,6 +1,7 @@
 package dev.sluice.core.policy;
 
 import dev.sluice.core.internal.Checks;
+import java.util.HexFormat;
 import java.util.Locale;
 
 /**
@@ -290,17 +291,9 @@ public final class RequestTarget {
 
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
+  /** The value of ASCII hex digit {@code c} (no other script's digits), or -1. */
   private static int hex(char c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
+    return HexFormat.isHexDigit(c) ? HexFormat.fromHexDigit(c) : -1;
   }
 
   private static boolean isUnreserved(int c) {

@@ -2,6 +2,7 @@ package dev.sluice.server.replay;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
 
 /**
  * One parsed log line, reused from line to line: each field is a slice of the line's bytes (or,
@@ -142,16 +143,8 @@ final class LogRecord {
     return new String(out, 0, n, StandardCharsets.UTF_8);
   }
 
+  /** The value of ASCII hex digit {@code c} (no other script's digits), or -1. */
   private static int hex(byte c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
+    return HexFormat.isHexDigit(c) ? HexFormat.fromHexDigit(c) : -1;
   }
 }

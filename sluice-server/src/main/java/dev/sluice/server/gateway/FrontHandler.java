@@ -5,7 +5,6 @@ import dev.sluice.netty.ReadGate;
 import dev.sluice.netty.WebSockets;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -19,7 +18,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The gateway's first handler after the HTTP codec: it protects the rest of the pipeline.
@@ -45,7 +43,6 @@ import java.util.concurrent.TimeUnit;
 final class FrontHandler extends ChannelDuplexHandler {
 
   private static final int MAX_HELD = 64;
-  private static final long LINGER_MILLIS = 2000;
 
   private final Snapshot.Source snapshots;
   private final GatewayEvents events;
@@ -280,16 +277,7 @@ final class FrontHandler extends ChannelDuplexHandler {
    */
   private void lingeringClose(ChannelHandlerContext ctx) {
     closing = true;
-    if (ctx.channel() instanceof SocketChannel socket && socket.isActive()) {
-      socket.shutdownOutput().addListener(done -> {
-        if (!done.isSuccess()) {
-          ctx.close();
-        }
-      });
-      ctx.executor().schedule(() -> {
-        ctx.close();
-      }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-    } else {
+    if (!LingeringClose.start(ctx, ctx.channel())) {
       ctx.close();
     }
   }

@@ -13,7 +13,6 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
@@ -58,7 +57,6 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   static final int MAX_AHEAD = 64 * 1024;
   /** Paused while the client does not read what it was sent. */
   static final int CLIENT = 32;
-  private static final long LINGER_MILLIS = 2000;
   private static final String HEALTH_JSON = "{\"status\":\"ok\"}";
 
   private enum State {
@@ -841,17 +839,8 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
    */
   private void lingeringClose() {
     headTimer.stop();
-    if (client instanceof SocketChannel socket && socket.isActive()) {
-      ctx.flush();
-      socket.shutdownOutput().addListener(done -> {
-        if (!done.isSuccess()) {
-          ctx.close();
-        }
-      });
-      ctx.executor().schedule(() -> {
-        ctx.close();
-      }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-    } else {
+    ctx.flush();
+    if (!LingeringClose.start(ctx, client)) {
       ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
           .addListener(ChannelFutureListener.CLOSE);
     }

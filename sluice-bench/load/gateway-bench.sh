@@ -397,14 +397,15 @@ if [ "${REDIS:-1}" = 1 ]; then
   CONNS[sluice-redis-delayed-256]=256
 fi
 
-# ---- (d) nginx with limit_req -----------------------------------------------------------------
-px_port="$(free_port)"
-px_dir="$(nginx_conf proxy "  limit_req_zone \$binary_remote_addr zone=bench:10m rate=1000000r/s;
-  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
+# ---- (d), (m), (e): nginx proxy_pass to the same upstream, with or without limit_req ------------
+nginx_proxy() { # target-name dir-name http-lines location-lines: one nginx proxy, started and known
+  local port dir pid
+  port="$(free_port)"
+  dir="$(nginx_conf "$2" "${3:+$3
+}  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
   server {
-    listen 127.0.0.1:$px_port reuseport backlog=4096;
-    location / {
-      limit_req zone=bench burst=1000000 nodelay;
+    listen 127.0.0.1:$port reuseport backlog=4096;
+    location / {$4
       proxy_pass http://app;
       proxy_http_version 1.1;
       proxy_set_header Connection \"\";
@@ -412,59 +413,26 @@ px_dir="$(nginx_conf proxy "  limit_req_zone \$binary_remote_addr zone=bench:10m
       proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
     }
   }")"
-px_pid="$(start_nginx "$px_dir" "$SERVER_CPU")"
-pids+=("$px_pid")
-wait_http "http://127.0.0.1:$px_port/" || die "the nginx proxy did not start; see $px_dir/logs"
-log "nginx-limit_req on 127.0.0.1:$px_port (pid $px_pid)"
-URL[nginx-limit_req]="http://127.0.0.1:$px_port/"
-CPUPIDS[nginx-limit_req]="$px_pid $(pgrep -P "$px_pid" | tr '\n' ' ')"
+  pid="$(start_nginx "$dir" "$SERVER_CPU")"
+  pids+=("$pid")
+  wait_http "http://127.0.0.1:$port/" || die "nginx ($1) did not start; see $dir/logs"
+  log "$1 on 127.0.0.1:$port (pid $pid)"
+  URL[$1]="http://127.0.0.1:$port/"
+  CPUPIDS[$1]="$pid $(pgrep -P "$pid" | tr '\n' ' ')"
+}
 
-# ---- (m) nginx limit_req refusing a flood -------------------------------------------------------
-# limit_req_log_level below the error log's level: nginx writes no "limiting requests" line per
-# refusal (a write(2) and its formatting each: 9.5M lines in one run before this), as Sluice
-# writes none; both count refusals without logging each one.
-fl_port="$(free_port)"
-fl_dir="$(nginx_conf flood "  limit_req_zone \$binary_remote_addr zone=flood:10m rate=1r/m;
+# (d) a rate that never refuses
+nginx_proxy nginx-limit_req proxy "  limit_req_zone \$binary_remote_addr zone=bench:10m rate=1000000r/s;" "
+      limit_req zone=bench burst=1000000 nodelay;"
+# (m) refusing a flood. limit_req_log_level below the error log's level: nginx writes no
+# "limiting requests" line per refusal (a write(2) and its formatting each: 9.5M lines in one run
+# before this), as Sluice writes none; both count refusals without logging each one.
+nginx_proxy nginx-flood flood "  limit_req_zone \$binary_remote_addr zone=flood:10m rate=1r/m;
   limit_req_status 429;
-  limit_req_log_level info;
-  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
-  server {
-    listen 127.0.0.1:$fl_port reuseport backlog=4096;
-    location / {
-      limit_req zone=flood burst=1 nodelay;
-      proxy_pass http://app;
-      proxy_http_version 1.1;
-      proxy_set_header Connection \"\";
-      proxy_set_header Host \$host;
-      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
-    }
-  }")"
-fl_pid="$(start_nginx "$fl_dir" "$SERVER_CPU")"
-pids+=("$fl_pid")
-wait_http "http://127.0.0.1:$fl_port/" || die "the nginx flood target did not start; see $fl_dir/logs"
-log "nginx-flood on 127.0.0.1:$fl_port (pid $fl_pid)"
-URL[nginx-flood]="http://127.0.0.1:$fl_port/"
-CPUPIDS[nginx-flood]="$fl_pid $(pgrep -P "$fl_pid" | tr '\n' ' ')"
-
-# ---- (e) nginx proxy_pass alone -----------------------------------------------------------------
-pp_port="$(free_port)"
-pp_dir="$(nginx_conf passthrough "  upstream app { server 127.0.0.1:$up_port; keepalive 64; keepalive_requests 1000000; }
-  server {
-    listen 127.0.0.1:$pp_port reuseport backlog=4096;
-    location / {
-      proxy_pass http://app;
-      proxy_http_version 1.1;
-      proxy_set_header Connection \"\";
-      proxy_set_header Host \$host;
-      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
-    }
-  }")"
-pp_pid="$(start_nginx "$pp_dir" "$SERVER_CPU")"
-pids+=("$pp_pid")
-wait_http "http://127.0.0.1:$pp_port/" || die "the nginx proxy_pass did not start; see $pp_dir/logs"
-log "nginx-proxy_pass on 127.0.0.1:$pp_port (pid $pp_pid)"
-URL[nginx-proxy_pass]="http://127.0.0.1:$pp_port/"
-CPUPIDS[nginx-proxy_pass]="$pp_pid $(pgrep -P "$pp_pid" | tr '\n' ' ')"
+  limit_req_log_level info;" "
+      limit_req zone=flood burst=1 nodelay;"
+# (e) proxy_pass alone
+nginx_proxy nginx-proxy_pass passthrough "" ""
 
 # ---- (i) the floor of a Netty proxy: a blind TCP relay (RelayFloor.java) -------------------------
 nr_port="$(free_port)"

@@ -308,7 +308,7 @@ public final class Admission {
    * in-memory store), else the outcome is pending and its stage completes with the final one.
    * {@code stage} must not complete exceptionally.
    */
-  private <T> Outcome then(Outcome o, CompletionStage<T> stage,
+  <T> Outcome then(Outcome o, CompletionStage<T> stage,
       BiFunction<Outcome, T, Outcome> next) {
     CompletableFuture<T> f = stage.toCompletableFuture();
     if (f.isDone()) {
@@ -845,15 +845,6 @@ public final class Admission {
       this.action = action;
     }
 
-    /**
-     * A pending twin of this request's outcome, completed by {@code stage} (with this one, which
-     * keeps what the request holds).
-     */
-    Outcome pendingOn(CompletionStage<Outcome> stage) {
-      Outcome p = new Outcome(admission, kind, check, decision, Action.PENDING);
-      p.stage = stage;
-      return p;
-    }
 
     /** How long a delayed request waits before {@link Admission#redecide}. */
     public long delayNanos() {

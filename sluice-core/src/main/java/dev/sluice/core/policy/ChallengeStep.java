@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * What the admission step does when a rule whose action is {@code challenge} refuses a request
@@ -149,13 +149,15 @@ final class ChallengeStep {
         && millis >= seen.refusedFrom && millis < seen.refusedUntil) {
       return limited(o, keys.rule, -Math.floorDiv(-(seen.refusedUntil - millis), 1000), false);
     }
-    return then(o, limiter.checkAsync(clientRules, Challenges.identity(null, client), 1), d -> {
+    CompletionStage<Decision> scored =
+        limiter.checkAsync(clientRules, Challenges.identity(null, client), 1);
+    return then(o, scored, (x, d) -> {
       if (!d.allowed() && !d.degraded()) {
         Last last = LAST.get();
         last.refusedClient = client;
         last.refusedFrom = millis;
         last.refusedUntil = millis + d.retryAfterMillis();
-        return limited(o, keys.rule, d.retryAfterSeconds(), false);
+        return limited(x, keys.rule, d.retryAfterSeconds(), false);
       }
       // An allowed decision tells what is left, not the score: one point a page, so the score
       // is what is missing from the maximum.
@@ -168,8 +170,8 @@ final class ChallengeStep {
           && last.difficulty == difficulty && last.retryAfter == retryAfter
           && java.util.Objects.equals(last.client, client)) {
         listener.challenge(keys.rule.name(), "issued");
-        o.challenged(last.page, "issued", why);
-        return o;
+        x.challenged(last.page, "issued", why);
+        return x;
       }
       String puzzle = c.puzzle(keys, client, difficulty, now);
       String nonce = Challenges.nonceOf(puzzle);
@@ -192,8 +194,8 @@ final class ChallengeStep {
       last.second = now;
       last.page = page;
       listener.challenge(keys.rule.name(), "issued");
-      o.challenged(page, "issued", why);
-      return o;
+      x.challenged(page, "issued", why);
+      return x;
     });
   }
 
@@ -201,28 +203,28 @@ final class ChallengeStep {
       ClientAddress client, long now) {
     Rule rule = keys.rule;
     return then(o, limiter.checkAsync(spendRules, Challenges.identity(answer.nonce, client), 1),
-        d -> {
+        (x, d) -> {
           if (!d.allowed()) {
             if (d.degraded()) {
-              o.end(Action.UNAVAILABLE, d);
-              return o;
+              x.end(Action.UNAVAILABLE, d);
+              return x;
             }
             if (d.refusedBy(0)) {
               listener.challenge(rule.name(), "replayed");
-              return verdict(o, 403, c.pages().used(), null, "replayed", "nonce already spent");
+              return verdict(x, 403, c.pages().used(), null, "replayed", "nonce already spent");
             }
-            return limited(o, rule, d.retryAfterSeconds(), true);
+            return limited(x, rule, d.retryAfterSeconds(), true);
           }
           // Cloudflare's behaviour: solving resets the client's count on the rule.
           CompletionStage<Boolean> reset;
           try {
-            reset = limiter.store().resetAsync(rule, rule.keyText(o.check().identity()));
+            reset = limiter.store().resetAsync(rule, rule.keyText(x.check().identity()));
           } catch (RuntimeException e) {
             reset = CompletableFuture.completedFuture(false);
           }
-          return then(o, reset, done -> {
+          return then(x, reset, (y, done) -> {
             listener.challenge(rule.name(), "solved");
-            return verdict(o, 200, c.pages().passed(),
+            return verdict(y, 200, c.pages().passed(),
                 c.clearanceCookie(keys, c.clearance(keys, client, now)), "solved", answer.why);
           });
         });
@@ -231,11 +233,11 @@ final class ChallengeStep {
   private Outcome wrong(Outcome o, Rule rule, Challenges.Answer answer, ClientAddress client) {
     listener.challenge(rule.name(), "failed");
     return then(o, limiter.checkAsync(clientRules, Challenges.identity(null, client),
-        c.settings().failureCost()), d -> {
+        c.settings().failureCost()), (x, d) -> {
           if (!d.allowed() && !d.degraded()) {
-            return limited(o, rule, d.retryAfterSeconds(), true);
+            return limited(x, rule, d.retryAfterSeconds(), true);
           }
-          return verdict(o, 403, c.pages().failed(), null, "failed", answer.why);
+          return verdict(x, 403, c.pages().failed(), null, "failed", answer.why);
         });
   }
 
@@ -300,17 +302,13 @@ final class ChallengeStep {
   }
 
   /**
-   * {@code next} applied to {@code stage}'s value: at once when it is complete (the in-memory
-   * store), else a pending twin of {@code o} completed by it. A failed stage gives null to
-   * {@code next}... only a reset can fail (checks never complete exceptionally).
+   * {@code next} applied to {@code stage}'s value, as the admission step goes on after a store
+   * call ({@link Admission#then}); a failed stage gives {@code next} null (only a reset can fail:
+   * checks never complete exceptionally).
    */
-  private static <T> Outcome then(Outcome o, CompletionStage<T> stage, Function<T, Outcome> next) {
-    CompletableFuture<T> f = stage.toCompletableFuture();
-    if (f.isDone()) {
-      T value = f.isCompletedExceptionally() ? null : f.join();
-      return next.apply(value);
-    }
-    return o.pendingOn(f.handle((v, e) -> next.apply(e == null ? v : null))
-        .thenCompose(Admission::settled));
+  private <T> Outcome then(Outcome o, CompletionStage<T> stage,
+      BiFunction<Outcome, T, Outcome> next) {
+    return admission.then(o, stage.handle((v, e) -> e == null ? v : null), next);
   }
+
 }

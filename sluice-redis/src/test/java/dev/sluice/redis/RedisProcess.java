@@ -59,8 +59,20 @@ public final class RedisProcess implements AutoCloseable {
         + "Redis (Debian packages redis-server and redis-tools; scripts/test installs them)");
   }
 
+  /**
+   * On a free port. Another socket may take the port between the check and redis-server's bind
+   * (CI failed so once): then it starts again on another port, up to five times.
+   */
   public static RedisProcess start(String... extra) {
-    return startOn(freePort(), extra);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOn(freePort(), extra);
+      } catch (PortTaken e) {
+        if (attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** On {@code port}, for a test that chose it before the server runs (a store down at start). */
@@ -78,10 +90,14 @@ public final class RedisProcess implements AutoCloseable {
     }
   }
 
-  /** A port that is free, with port + 10000 (the cluster bus) free too. */
+  /**
+   * A port that is free, with port + 10000 (the cluster bus) free too, both below the kernel's
+   * ephemeral range (Linux: 32768 and up), where an outgoing connection's local port or a
+   * listener on port 0 cannot take them between this check and the server's bind.
+   */
   public static int freePort() {
     for (int attempt = 0; attempt < 200; attempt++) {
-      int port = ThreadLocalRandom.current().nextInt(20000, 50000);
+      int port = ThreadLocalRandom.current().nextInt(12000, 22000);
       if (bindable(port) && bindable(port + 10000)) {
         return port;
       }
@@ -114,7 +130,11 @@ public final class RedisProcess implements AutoCloseable {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < until) {
       if (!process.isAlive()) {
-        throw new AssertionError("redis-server on port " + port + " exited: " + log());
+        String log = log();
+        if (log.contains("Address already in use")) {
+          throw new PortTaken(port, log);
+        }
+        throw new AssertionError("redis-server on port " + port + " exited: " + log);
       }
       try {
         String pong = command("PING");
@@ -294,6 +314,13 @@ public final class RedisProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
+    }
+  }
+
+  /** redis-server could not bind its port: another socket had it. */
+  static final class PortTaken extends AssertionError {
+    PortTaken(int port, String log) {
+      super("redis-server on port " + port + " exited, the port was taken: " + log);
     }
   }
 

@@ -1,12 +1,12 @@
 package dev.sluice.server;
 
 import dev.sluice.core.RateLimiter;
-import dev.sluice.policy.PolicyConfig;
 import dev.sluice.gateway.DecisionApi;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.gateway.GatewayEvents;
-import io.netty.channel.EventLoopGroup;
 import dev.sluice.gateway.ServerTls;
+import dev.sluice.policy.PolicyConfig;
+import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;

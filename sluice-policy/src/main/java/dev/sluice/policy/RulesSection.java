@@ -40,12 +40,13 @@ final class RulesSection {
       List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch",
           "delay", "delayQueue", "countStatus", "skip", "status", "action", "difficulty",
           "maxDifficulty");
+  /** The keys of each limit type, by its name in files ({@link Limit.Kind#configName()}). */
   static final Map<String, List<String>> LIMIT_KEYS = Map.of(
-      "token-bucket", List.of("type", "name", "burst", "refill", "period"),
-      "fixed-window", List.of("type", "name", "limit", "window"),
-      "sliding-window", List.of("type", "name", "limit", "window"),
-      "sliding-log", List.of("type", "name", "limit", "window"),
-      "score", List.of("type", "name", "maxScore", "perAction", "decay"));
+      Limit.Kind.TOKEN_BUCKET.configName(), List.of("type", "name", "burst", "refill", "period"),
+      Limit.Kind.FIXED_WINDOW.configName(), List.of("type", "name", "limit", "window"),
+      Limit.Kind.SLIDING_WINDOW.configName(), List.of("type", "name", "limit", "window"),
+      Limit.Kind.SLIDING_LOG.configName(), List.of("type", "name", "limit", "window"),
+      Limit.Kind.SCORE.configName(), List.of("type", "name", "maxScore", "perAction", "decay"));
   /** Limits that are a rule of their own kind: alone in their rule, not in descriptors. */
   static final Map<String, List<String>> RULE_KINDS = Map.of(
       "cooldown", List.of("type", "name", "maxRetries", "retryWindow", "cooldown",
@@ -382,9 +383,10 @@ final class RulesSection {
     String name = l.get("name", "1..128 printable ASCII characters", CORE_NAME,
         count == 1 ? rule : type);
     int before = walk.errors.size();
+    Limit.Kind kind = Limit.Kind.valueOf(type.toUpperCase(Locale.ROOT).replace('-', '_'));
     try {
-      switch (type) {
-        case "token-bucket" -> {
+      switch (kind) {
+        case TOKEN_BUCKET -> {
           Long burst = l.required("burst", "a whole number > 0",
               wholeNumber(1, Integer.MAX_VALUE));
           Long refill = l.required("refill", "a whole number > 0",
@@ -393,22 +395,22 @@ final class RulesSection {
           return walk.errors.size() > before ? null
               : Limit.tokenBucket(name, burst, refill, period);
         }
-        case "score" -> {
+        case SCORE -> {
           Double max = l.required("maxScore", "a number > 0", POSITIVE_NUMBER);
           Double per = l.required("perAction", "a number > 0", POSITIVE_NUMBER);
           Duration decay = l.required("decay", Durations.EXPECTED, POSITIVE_DURATION);
           return walk.errors.size() > before ? null : Limit.score(name, max, per, decay);
         }
         default -> {
-          long max = type.equals("sliding-log") ? 100_000 : Integer.MAX_VALUE;
+          long max = kind == Limit.Kind.SLIDING_LOG ? 100_000 : Integer.MAX_VALUE;
           Long n = l.required("limit", "a whole number > 0", wholeNumber(1, max));
           Duration window = l.required("window", Durations.EXPECTED, POSITIVE_DURATION);
           if (walk.errors.size() > before) {
             return null;
           }
-          return switch (type) {
-            case "fixed-window" -> Limit.fixedWindow(name, n, window);
-            case "sliding-window" -> Limit.slidingWindow(name, n, window);
+          return switch (kind) {
+            case FIXED_WINDOW -> Limit.fixedWindow(name, n, window);
+            case SLIDING_WINDOW -> Limit.slidingWindow(name, n, window);
             default -> Limit.slidingLog(name, n.intValue(), window);
           };
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.core.Store;
 import dev.sluice.core.Ticker;
+import dev.sluice.core.testing.NodeScripts;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.PolicyLoader;
 import java.io.IOException;

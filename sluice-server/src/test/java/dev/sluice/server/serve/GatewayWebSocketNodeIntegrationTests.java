@@ -12,7 +12,7 @@ import dev.sluice.gateway.RawWsClient;
 import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.WebSocketSettings;
-import dev.sluice.server.NodeScripts;
+import dev.sluice.core.testing.NodeScripts;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

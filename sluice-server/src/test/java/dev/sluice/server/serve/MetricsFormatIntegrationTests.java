@@ -9,7 +9,7 @@ import dev.sluice.core.Mode;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
-import dev.sluice.server.NodeScripts;
+import dev.sluice.core.testing.NodeScripts;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.StoreHealth;
 import java.nio.charset.StandardCharsets;

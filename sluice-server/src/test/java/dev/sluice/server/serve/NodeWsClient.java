@@ -1,6 +1,6 @@
 package dev.sluice.server.serve;
 
-import dev.sluice.server.NodeScripts;
+import dev.sluice.core.testing.NodeScripts;
 import java.util.List;
 
 /** Runs the Node {@code ws} client of {@code src/test/node} ({@link NodeScripts}). */

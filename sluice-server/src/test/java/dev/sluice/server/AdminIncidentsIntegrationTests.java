@@ -5,14 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.redis.RedisProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,48 +45,29 @@ class AdminIncidentsIntegrationTests {
   @TempDir
   Path dir;
 
-  final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
-  final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  final Closer open = new Closer();
+  final ServedPolicy served = new ServedPolicy();
   SluiceServer server;
 
   @AfterEach
   void stop() throws Exception {
-    if (server != null) {
-      server.close();
-    }
-    open.close();
+    served.close();
   }
 
   SluiceServer serve(String storeLines, String... extra) throws Exception {
-    Path p = dir.resolve("policy.yaml");
-    Files.writeString(p, POLICY + storeLines);
-    List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--admin",
-        "127.0.0.1:0", "--config", p.toString()));
-    args.addAll(List.of(extra));
-    server = SluiceServer.start(Main.parseServe(args, Map.of()), Map.of(),
-        new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
+    server = served.start(dir, POLICY + storeLines, extra);
     return server;
   }
 
   int gateway(String path, String user) throws Exception {
-    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
-        + path)).header("X-User", user).timeout(Duration.ofSeconds(10)).build(),
-        HttpResponse.BodyHandlers.discarding()).statusCode();
+    return served.gateway(path, "X-User", user);
   }
 
   HttpResponse<String> admin(String method, String path, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-        + server.adminPort() + path)).timeout(Duration.ofSeconds(10))
-        .method(method, HttpRequest.BodyPublishers.noBody());
-    for (int i = 0; i + 1 < headers.length; i += 2) {
-      b.header(headers[i], headers[i + 1]);
-    }
-    return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return served.admin(method, path, headers);
   }
 
   String log() {
-    return logBytes.toString(StandardCharsets.UTF_8);
+    return served.log();
   }
 
   /** The sluice command line, as a person runs it. */
@@ -205,7 +182,7 @@ class AdminIncidentsIntegrationTests {
   @Test
   void redisStore_banListedLiftedAndReset() throws Exception {
     RedisProcess redis = RedisProcess.start();
-    open.add(redis);
+    served.open.add(redis);
     serve(String.join("\n", "store:", "  uri: redis://127.0.0.1:" + redis.port,
         "  deadline: 2s", "  startupWait: 30s", ""));
     banListedThenLiftedThenNextRequestPasses();

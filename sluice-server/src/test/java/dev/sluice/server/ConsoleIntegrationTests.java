@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.redis.RedisProcess;
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,42 +40,24 @@ class ConsoleIntegrationTests {
   @TempDir
   Path dir;
 
-  final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  final Closer open = new Closer();
+  final ServedPolicy served = new ServedPolicy();
   SluiceServer server;
 
   @AfterEach
   void stop() throws Exception {
-    if (server != null) {
-      server.close();
-    }
-    open.close();
+    served.close();
   }
 
   void serve(String storeLines, String... extra) throws Exception {
-    Path p = dir.resolve("policy.yaml");
-    Files.writeString(p, POLICY + storeLines);
-    List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--admin",
-        "127.0.0.1:0", "--config", p.toString()));
-    args.addAll(List.of(extra));
-    server = SluiceServer.start(Main.parseServe(args, Map.of()), Map.of(),
-        new Log(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
+    server = served.start(dir, POLICY + storeLines, extra);
   }
 
   HttpResponse<String> admin(String method, String path, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-        + server.adminPort() + path)).timeout(Duration.ofSeconds(10))
-        .method(method, HttpRequest.BodyPublishers.noBody());
-    for (int i = 0; i + 1 < headers.length; i += 2) {
-      b.header(headers[i], headers[i + 1]);
-    }
-    return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return served.admin(method, path, headers);
   }
 
   int gateway(String path) throws Exception {
-    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
-        + path)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding())
-        .statusCode();
+    return served.gateway(path);
   }
 
   static long streamThreads() {
@@ -143,7 +121,7 @@ class ConsoleIntegrationTests {
     }
     await("every stream ends once its client has gone", () -> streamThreads() == 0
         && admin("GET", "/v1/console/snapshot").body().contains("\"open\":0"));
-    HttpResponse<InputStream> again = client.send(HttpRequest.newBuilder(URI.create(
+    HttpResponse<InputStream> again = served.client.send(HttpRequest.newBuilder(URI.create(
         "http://127.0.0.1:" + server.adminPort() + "/v1/console/events")).build(),
         HttpResponse.BodyHandlers.ofInputStream());
     assertThat(again.statusCode()).isEqualTo(200);
@@ -213,12 +191,12 @@ class ConsoleIntegrationTests {
   @Test
   void redisStore_refusalsAndBansReachTheLiveView() throws Exception {
     RedisProcess redis = RedisProcess.start();
-    open.add(redis);
+    served.open.add(redis);
     serve(String.join("\n", "store:", "  uri: redis://127.0.0.1:" + redis.port,
         "  deadline: 2s", "  startupWait: 30s", ""));
     assertThat(List.of(gateway("/login/a"), gateway("/login/a"), gateway("/login/a")))
         .containsExactly(200, 200, 429);
-    HttpResponse<InputStream> events = client.send(HttpRequest.newBuilder(URI.create(
+    HttpResponse<InputStream> events = served.client.send(HttpRequest.newBuilder(URI.create(
         "http://127.0.0.1:" + server.adminPort() + "/v1/console/events")).build(),
         HttpResponse.BodyHandlers.ofInputStream());
     try (BufferedReader r = new BufferedReader(new InputStreamReader(events.body(),

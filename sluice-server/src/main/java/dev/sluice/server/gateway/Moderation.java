@@ -34,18 +34,37 @@ public record Moderation(Moderator moderator, Policy routes,
   private static final Moderation NONE = new Moderation(null, null, Map.of(), Map.of());
 
   /**
+   * The last section {@link #check} built, kept for {@link #of} when the gateway installs that
+   * same settings object: its lists are read once per load, and no Moderator (10 to 30 ms, more
+   * on first use of ICU4J) is built on an event loop after a reload.
+   */
+  private static volatile Built last;
+
+  private record Built(ModerationSettings settings, Moderation moderation) {}
+
+  /**
    * The problems of {@code settings} that only building its Moderator finds, like {@code
    * lists/blocked.txt:3: moderation.lists : "***" (expected: ...)}; none when it builds. The
    * server runs this on every load and reload, so such a policy is rejected as a bad key is.
    */
   public static List<ConfigError> check(ModerationSettings settings) {
     List<ConfigError> errors = new ArrayList<>();
-    build(settings, errors);
+    Moderation m = build(settings, errors);
+    if (m != null && m != NONE) {
+      last = new Built(settings, m);
+    }
     return errors;
   }
 
-  /** The section built, for a config the loader accepted (the lists are read again). */
+  /**
+   * The section of a config the loader accepted: the one {@link #check} built for this very
+   * object, otherwise built now (a config made in code, or another server's in the same JVM).
+   */
   static Moderation of(ModerationSettings settings) {
+    Built b = last;
+    if (b != null && b.settings == settings) {
+      return b.moderation;
+    }
     List<ConfigError> errors = new ArrayList<>();
     Moderation m = build(settings, errors);
     if (m == null) {

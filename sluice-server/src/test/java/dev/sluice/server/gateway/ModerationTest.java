@@ -68,6 +68,23 @@ class ModerationTest {
     assertThat(m.websocket().get("SEND_REACTION")).containsEntry("emoji", Surface.REACTION);
   }
 
+  /** The gateway runs the Moderator the load built: a list edited since is read on the next load. */
+  @Test
+  void theGateway_runsTheModeratorTheLoadBuilt() throws Exception {
+    Path blocked = dir.resolve("blocked.txt");
+    Files.writeString(blocked, "frack\n", StandardCharsets.UTF_8);
+    Path file = policy("  lists: .", "  http:", "    - paths: [/x]", "      fields: {u: username}");
+    ModerationSettings loaded = Policies.load(file, Map.of()).config().moderation();
+    Files.writeString(blocked, "zorp\n", StandardCharsets.UTF_8);
+    Moderation m = Moderation.of(loaded);
+    assertThat(m).isSameAs(Moderation.of(loaded));
+    assertThat(m.moderator().check("frack", Surface.USERNAME).allowed()).isFalse();
+    assertThat(m.moderator().check("zorp", Surface.USERNAME).allowed()).isTrue();
+    ModerationSettings reloaded = Policies.load(file, Map.of()).config().moderation();
+    assertThat(Moderation.of(reloaded).moderator().check("zorp", Surface.USERNAME).allowed())
+        .isFalse();
+  }
+
   @Test
   void noSection_buildsNothing() {
     Moderation m = Moderation.of(ModerationSettings.none());

@@ -1,12 +1,12 @@
 package dev.sluice.server;
 
 import dev.sluice.core.RateLimiter;
+import dev.sluice.gateway.DecisionApi;
+import dev.sluice.gateway.Gateway;
+import dev.sluice.gateway.GatewayEvents;
+import dev.sluice.gateway.ServerTls;
 import dev.sluice.policy.PolicyConfig;
-import dev.sluice.server.gateway.DecisionApi;
-import dev.sluice.server.gateway.Gateway;
-import dev.sluice.server.gateway.GatewayEvents;
 import io.netty.channel.EventLoopGroup;
-import dev.sluice.server.gateway.ServerTls;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
@@ -35,7 +35,7 @@ interface GatewayStarter {
   }
 
   /**
-   * The Netty gateway of {@code dev.sluice.server.gateway}. Its handlers never wait for a store
+   * The Netty gateway of {@code dev.sluice.gateway}. Its handlers never wait for a store
    * on an I/O thread, so the default of one thread per core suits Redis as well.
    */
   static GatewayStarter netty() {

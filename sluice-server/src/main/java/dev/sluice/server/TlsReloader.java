@@ -1,6 +1,6 @@
 package dev.sluice.server;
 
-import dev.sluice.server.gateway.ServerTls;
+import dev.sluice.gateway.ServerTls;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;

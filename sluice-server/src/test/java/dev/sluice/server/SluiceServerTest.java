@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.core.RateLimiter;
+import dev.sluice.gateway.GatewayEvents;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.PolicyConfig;
-import dev.sluice.server.gateway.GatewayEvents;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;

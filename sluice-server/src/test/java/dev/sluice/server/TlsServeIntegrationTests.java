@@ -2,7 +2,7 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.server.gateway.TestCerts;
+import dev.sluice.gateway.TestCerts;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;

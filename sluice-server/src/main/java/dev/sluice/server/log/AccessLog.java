@@ -2,9 +2,9 @@ package dev.sluice.server.log;
 
 import dev.sluice.core.Secrets;
 import dev.sluice.core.http.Json;
+import dev.sluice.gateway.AccessEntry;
 import dev.sluice.policy.LoggingSettings;
 import dev.sluice.server.Log;
-import dev.sluice.server.gateway.AccessEntry;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;

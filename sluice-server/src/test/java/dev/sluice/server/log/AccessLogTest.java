@@ -2,8 +2,8 @@ package dev.sluice.server.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.AccessEntry;
 import dev.sluice.policy.LoggingSettings;
-import dev.sluice.server.gateway.AccessEntry;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Instant;

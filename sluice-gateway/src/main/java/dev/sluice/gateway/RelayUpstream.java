@@ -1,0 +1,408 @@
+package dev.sluice.gateway;
+
+import dev.sluice.netty.ReadGate;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+
+/**
+ * The upstream side of a {@link RelayHandler}: one kept-alive connection (from the loop's pool,
+ * or opened), the request head and body written to it as they come, the response head read in
+ * place and rewritten ({@link ResponseHead}), the response body relayed as the buffers it arrives
+ * in until its framing says it ended, and the response timeout. What the client gets besides the
+ * upstream's bytes (the limit headers, a generated 502 or 504) comes from the handler through
+ * {@link Exchange}.
+ *
+ * <p>A connection is reused only when the exchange ended exactly as framed on both sides: any
+ * framing error, bytes the upstream sent beyond its response, a response that came before the
+ * request's body was sent, or a timeout closes it. One per client connection; event loop only.
+ */
+final class RelayUpstream implements UpstreamPool.Owner {
+
+  private static final int MAX_RESPONSE_HEAD = 64 * 1024;
+
+  /** The client side's part of an exchange. */
+  interface Exchange {
+    /** Adds the client side's fields (the limit headers) to the response head. */
+    void head(HeadWriter w, int status);
+
+    /** The response ended; the connection can read its next request. */
+    void ended();
+
+    /** No response head came: the client side answers {@code status} (502 or 504). */
+    void failed(HttpResponseStatus status);
+  }
+
+  private enum State { IDLE, SENT, BODY }
+
+  private final ChannelHandlerContext ctx;
+  private final Channel client;
+  private final Upstream upstream;
+  private final UpstreamPool pool;
+  private final GatewayEvents events;
+  private final HeadWriter writer;
+  private final Exchange exchange;
+  private final ResponseHead response = new ResponseHead();
+  private final Deadline responseTimer;
+
+  private State state = State.IDLE;
+  private boolean released;
+  private Channel up;
+  private boolean connecting;
+  /** What waits for the connection: the head and the body parts so far. */
+  private final ArrayDeque<ByteBuf> unsent = new ArrayDeque<>(2);
+  /** A response head that has not fully arrived. */
+  private ByteBuf upIn;
+  private boolean headRequest;
+  /** Whether the request's last byte has been written (or queued) upstream. */
+  private boolean requestDone;
+  private Snapshot snap;
+  private long sentNanos;
+  private long answeredNanos = -1;
+  private int status;
+  private long bodyBytes;
+
+  RelayUpstream(ChannelHandlerContext ctx, Upstream upstream, UpstreamPool pool,
+      GatewayEvents events, HeadWriter writer, Exchange exchange) {
+    this.ctx = ctx;
+    this.client = ctx.channel();
+    this.upstream = upstream;
+    this.pool = pool;
+    this.events = events;
+    this.writer = writer;
+    this.exchange = exchange;
+    this.responseTimer = new Deadline(ctx.executor(), this::responseTimeout);
+  }
+
+  /**
+   * Sends a request head; {@code complete} when the request has no body, else {@link #body}
+   * parts follow, the last one with {@code last}.
+   */
+  void send(ByteBuf head, boolean headRequest, boolean complete, Snapshot snap) {
+    this.headRequest = headRequest;
+    this.snap = snap;
+    this.requestDone = complete;
+    this.status = 0;
+    this.bodyBytes = 0;
+    this.answeredNanos = -1;
+    this.sentNanos = System.nanoTime();
+    state = State.SENT;
+    if (up != null && up.isActive()) {
+      write(head, complete);
+      return;
+    }
+    up = pool.take(client.eventLoop(), this, false);
+    if (up != null) {
+      write(head, complete);
+      return;
+    }
+    unsent.add(head);
+    connecting = true;
+    ReadGate.pause(client, ReadGate.UPSTREAM);
+    pool.connect(client.eventLoop(), snap, this, false).addListener((ChannelFutureListener) done -> {
+      connecting = false;
+      if (released) {
+        releaseUnsent();
+        done.channel().close();
+        return;
+      }
+      ReadGate.resume(client, ReadGate.UPSTREAM);
+      if (!done.isSuccess()) {
+        releaseUnsent();
+        fail(HttpResponseStatus.BAD_GATEWAY,
+            "could not connect: " + Generated.reason(done.cause()));
+        return;
+      }
+      up = done.channel();
+      ByteBuf b;
+      while ((b = unsent.poll()) != null) {
+        write(b, unsent.isEmpty() && requestDone);
+      }
+    });
+  }
+
+  /** A part of the request's body, as received; {@code last} for its final part. */
+  void body(ByteBuf part, boolean last) {
+    if (last) {
+      requestDone = true;
+    }
+    if (state != State.SENT && state != State.BODY) {
+      part.release();   // the exchange failed or ended: nothing more goes up
+      return;
+    }
+    if (connecting || up == null) {
+      unsent.add(part);
+      return;
+    }
+    write(part, last);
+  }
+
+  private void write(ByteBuf b, boolean last) {
+    up.writeAndFlush(b, up.voidPromise());
+    if (last) {
+      long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
+      if (nanos > 0 && state == State.SENT) {
+        responseTimer.arm(nanos);
+      }
+    }
+    if (!up.isWritable()) {
+      ReadGate.pause(client, ReadGate.UPSTREAM);
+    }
+  }
+
+  /** The response's status, once its head arrived (0 before). */
+  int status() {
+    return status;
+  }
+
+  /** The response body's bytes relayed so far. */
+  long bodyBytes() {
+    return bodyBytes;
+  }
+
+  /** From sending the request to the response head, in microseconds; -1 without an answer. */
+  long upstreamMicros() {
+    return answeredNanos < 0 ? -1 : (answeredNanos - sentNanos) / 1000;
+  }
+
+  @Override
+  public void upstreamRead(Channel u, Object msg) {
+    if (u != up || !(msg instanceof ByteBuf buf) || state == State.IDLE) {
+      // Bytes nobody asked for: the connection is out of step and cannot be reused.
+      ReferenceCountUtil.release(msg);
+      if (u == up) {
+        up = null;
+      }
+      u.close();
+      return;
+    }
+    if (state == State.SENT) {
+      buf = responseHead(buf);
+      if (buf == null) {
+        return;
+      }
+    }
+    relayBody(buf);
+  }
+
+  /** Reads the response head from {@code buf}; returns what follows it, or null for now. */
+  private ByteBuf responseHead(ByteBuf buf) {
+    if (upIn != null) {
+      upIn.writeBytes(buf);
+      buf.release();
+      buf = upIn;
+      upIn = null;
+    }
+    while (true) {
+      int end = headEnd(buf);
+      if (end < 0) {
+        if (buf.readableBytes() > MAX_RESPONSE_HEAD) {
+          buf.release();
+          fail(HttpResponseStatus.BAD_GATEWAY, "invalid response: head over "
+              + MAX_RESPONSE_HEAD + " bytes");
+          return null;
+        }
+        upIn = ctx.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
+        upIn.writeBytes(buf);
+        buf.release();
+        return null;
+      }
+      int length = end - buf.readerIndex();
+      if (!response.parse(buf, length, headRequest) || response.status() == 101) {
+        buf.release();
+        fail(HttpResponseStatus.BAD_GATEWAY, "invalid response head");
+        return null;
+      }
+      buf.skipBytes(length);
+      if (!response.interim()) {
+        break;
+      }
+      response.writeInterim(writer.reset());
+      ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
+    }
+    responseTimer.disarm();
+    answeredNanos = System.nanoTime();
+    status = response.status();
+    HeadWriter w = writer.reset();
+    response.writeHead(w);
+    exchange.head(w, status);
+    w.crlf();
+    ctx.write(w.toBuffer(ctx.alloc()), ctx.voidPromise());
+    state = State.BODY;
+    return buf;
+  }
+
+  /** The index after a head's empty line in {@code buf}, or -1. */
+  private static int headEnd(ByteBuf buf) {
+    int from = buf.readerIndex();
+    int to = buf.writerIndex();
+    while (true) {
+      int lf = buf.indexOf(from, to, (byte) '\n');
+      if (lf < 0) {
+        return -1;
+      }
+      if (lf - 3 >= buf.readerIndex() && buf.getByte(lf - 1) == '\r'
+          && buf.getByte(lf - 2) == '\n' && buf.getByte(lf - 3) == '\r') {
+        return lf + 1;
+      }
+      from = lf + 1;
+    }
+  }
+
+  private void relayBody(ByteBuf buf) {
+    int n = buf.readableBytes();
+    int body = response.body(buf, buf.readerIndex(), n);
+    if (body < 0) {
+      buf.release();
+      ctx.flush();
+      fail(HttpResponseStatus.BAD_GATEWAY, "invalid chunked body");
+      return;
+    }
+    if (body > 0) {
+      bodyBytes += body;
+      if (body == n) {
+        // The usual case: all of it is body, and the buffer itself goes on (no slice object).
+        ctx.write(buf, ctx.voidPromise());
+        buf = null;
+      } else {
+        ctx.write(buf.retainedSlice(buf.readerIndex(), body), ctx.voidPromise());
+      }
+    }
+    if (buf != null) {
+      buf.release();
+    }
+    boolean done = response.bodyDone();
+    if (done) {
+      // Done, or sent more than its response, or answered before the request was sent: the
+      // connection is out of step with its framing and is not reused.
+      if (!response.upstreamKeepAlive() || body < n || !requestDone) {
+        closeUpstream();
+      }
+      state = State.IDLE;
+    }
+    ctx.flush();
+    if (up != null && !client.isWritable()) {
+      up.config().setAutoRead(false);
+    }
+    if (done) {
+      exchange.ended();
+    }
+  }
+
+  /** Whether the response head has been sent to the client. */
+  boolean responseStarted() {
+    return state == State.BODY;
+  }
+
+  /** Whether an exchange is in flight (sent, not yet answered to its end). */
+  boolean busy() {
+    return state != State.IDLE;
+  }
+
+  /** Whether the response closes the client connection (a body framed by the close). */
+  boolean closesClient() {
+    return response.closesClient();
+  }
+
+  @Override
+  public void upstreamWritable(Channel u) {
+    if (u == up && up.isWritable()) {
+      ReadGate.resume(client, ReadGate.UPSTREAM);
+    }
+  }
+
+  @Override
+  public void upstreamClosed(Channel u) {
+    if (u != up) {
+      return;
+    }
+    up = null;
+    ReadGate.resume(client, ReadGate.UPSTREAM);
+    if (state == State.SENT) {
+      fail(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
+    } else if (state == State.BODY) {
+      // The end of a body framed by the close, or a body cut short: the client's ends too.
+      state = State.IDLE;
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  private void responseTimeout() {
+    if (state == State.SENT) {
+      fail(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
+          + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
+    }
+  }
+
+  /**
+   * The exchange failed: the upstream connection closes, and the client is answered 502 or 504
+   * by the client side, or, once the response has begun, its connection closes. The client
+   * learns no more than the status; the upstream's address and the cause are for the log.
+   */
+  void fail(HttpResponseStatus status, String cause) {
+    responseTimer.disarm();
+    closeUpstream();
+    releaseUnsent();
+    boolean began = state == State.BODY;
+    state = State.IDLE;
+    events.upstreamFailed(status.code(), upstream.authority, cause);
+    if (began) {
+      client.close();
+    } else {
+      exchange.failed(status);
+    }
+  }
+
+  /** The client broke its request's framing mid-body: nothing more goes up, and this closes. */
+  void abort() {
+    responseTimer.disarm();
+    closeUpstream();
+    releaseUnsent();
+    state = State.IDLE;
+  }
+
+  private void closeUpstream() {
+    if (up != null) {
+      Channel u = up;
+      up = null;
+      u.close();
+    }
+  }
+
+  private void releaseUnsent() {
+    ByteBuf b;
+    while ((b = unsent.poll()) != null) {
+      b.release();
+    }
+  }
+
+  /** Follows the client's writability: a client that does not read stops the upstream's reads. */
+  void clientWritable(boolean writable) {
+    if (up != null) {
+      up.config().setAutoRead(writable);
+    }
+  }
+
+  /** The client side is done: an idle connection goes back to the loop's pool, else closes. */
+  void release() {
+    released = true;
+    responseTimer.stop();
+    releaseUnsent();
+    if (up != null) {
+      if (state == State.IDLE && !connecting) {
+        up.config().setAutoRead(true);   // paused for a slow client: the next owner reads
+        pool.giveBack(up);
+      } else {
+        up.close();
+      }
+      up = null;
+    }
+    ReferenceCountUtil.release(upIn);
+    upIn = null;
+  }
+}

@@ -30,10 +30,12 @@ public final class Limit {
   private final long periodNanos;
   private final double maxScore;
   private final double perAction;
+  private final long refill;
+  private final Duration period;
   private final Algorithm algorithm;
 
   private Limit(String name, Kind kind, long capacity, long windowNanos, long periodNanos,
-      double maxScore, double perAction, Algorithm algorithm) {
+      double maxScore, double perAction, long refill, Duration period, Algorithm algorithm) {
     this.name = Checks.name(name, "name");
     this.kind = kind;
     this.capacity = capacity;
@@ -41,6 +43,8 @@ public final class Limit {
     this.periodNanos = periodNanos;
     this.maxScore = maxScore;
     this.perAction = perAction;
+    this.refill = refill;
+    this.period = period;
     this.algorithm = algorithm;
   }
 
@@ -58,15 +62,14 @@ public final class Limit {
           + refill + " per " + period);
     }
     return new Limit(name, Kind.TOKEN_BUCKET, burst, burst * interval, interval, Double.NaN,
-        Double.NaN,
-        new TokenBucket(burst, interval));
+        Double.NaN, refill, period, new TokenBucket(burst, interval));
   }
 
   /** At most {@code limit} calls per aligned window (seed 004: 600 per 60 s). */
   public static Limit fixedWindow(String name, long limit, Duration window) {
     Checks.capacity(limit, "limit");
     long w = Checks.duration(window, "window");
-    return new Limit(name, Kind.FIXED_WINDOW, limit, w, w, Double.NaN, Double.NaN,
+    return new Limit(name, Kind.FIXED_WINDOW, limit, w, w, Double.NaN, Double.NaN, 0, window,
         new FixedWindow(limit, w));
   }
 
@@ -74,7 +77,7 @@ public final class Limit {
   public static Limit slidingWindow(String name, long limit, Duration window) {
     Checks.capacity(limit, "limit");
     long w = Checks.duration(window, "window");
-    return new Limit(name, Kind.SLIDING_WINDOW, limit, w, w, Double.NaN, Double.NaN,
+    return new Limit(name, Kind.SLIDING_WINDOW, limit, w, w, Double.NaN, Double.NaN, 0, window,
         new SlidingWindow(limit, w));
   }
 
@@ -86,7 +89,7 @@ public final class Limit {
           + "use a sliding window for larger limits");
     }
     long w = Checks.duration(window, "window");
-    return new Limit(name, Kind.SLIDING_LOG, limit, w, w, Double.NaN, Double.NaN,
+    return new Limit(name, Kind.SLIDING_LOG, limit, w, w, Double.NaN, Double.NaN, 0, window,
         new SlidingLog(limit, w));
   }
 
@@ -109,7 +112,7 @@ public final class Limit {
     }
     long d = Checks.duration(decay, "decay");
     return new Limit(name, Kind.SCORE, max / add, Arith.mulDivCeil(max, d, DecayingScore.SCALE), d,
-        maxScore, perAction, new DecayingScore(max, add, d));
+        maxScore, perAction, 0, decay, new DecayingScore(max, add, d));
   }
 
   /** The limit's name, as reported in decisions and headers. */
@@ -153,6 +156,20 @@ public final class Limit {
   /** For a score limit, the points one call adds; otherwise NaN. */
   public double perAction() {
     return perAction;
+  }
+
+  /** For a token bucket, the tokens that come back per {@link #period()}, as given; otherwise 0. */
+  public long refill() {
+    return refill;
+  }
+
+  /**
+   * As given, before any rounding: a token bucket's refill period, the window of the window and
+   * log kinds, a score's decay. What a policy file shows; the algorithm runs on
+   * {@link #periodNanos()} and {@link #windowNanos()}.
+   */
+  public Duration period() {
+    return period;
   }
 
   Algorithm algorithm() {

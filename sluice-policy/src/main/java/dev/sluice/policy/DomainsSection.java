@@ -6,6 +6,7 @@ import static dev.sluice.policy.Values.oneOf;
 import static dev.sluice.policy.Values.quote;
 import static dev.sluice.policy.Values.wholeNumber;
 
+import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.Rule;
@@ -143,7 +144,7 @@ final class DomainsSection {
       return null;
     }
     String path = parent + "." + (value == null ? key : key + "=" + value);
-    List<LimitSettings> limits = new ArrayList<>();
+    List<Limit> limits = new ArrayList<>();
     boolean unlimited = false;
     boolean blocked = false;
     String name = null;
@@ -167,8 +168,12 @@ final class DomainsSection {
           if (n == 0) {
             blocked = true;
           } else {
-            limits.add(new LimitSettings("fixed-window", name != null ? name : "per-" + unit, n,
-                0, UNITS.get(unit), Double.NaN, Double.NaN));
+            try {
+              limits.add(Limit.fixedWindow(name != null ? name : "per-" + unit, n,
+                  UNITS.get(unit)));
+            } catch (IllegalArgumentException e) {
+              walk.coreError(rl.node, rl.path("requests_per_unit"), e, null);
+            }
           }
         }
       } else if (rl.has("unit") || rl.has("requests_per_unit")) {
@@ -189,7 +194,7 @@ final class DomainsSection {
         int i = 0;
         int count = seq.getValue().size() + limits.size();
         for (Node one : seq.getValue()) {
-          LimitSettings l = RulesSection.limitOf(walk, one, d.path("limits") + "[" + i++ + "]",
+          Limit l = RulesSection.limitOf(walk, one, d.path("limits") + "[" + i++ + "]",
               "limit", count);
           if (l != null) {
             limits.add(l);
@@ -212,9 +217,7 @@ final class DomainsSection {
         Rule.Builder b = Rule.builder(ruleName(path)).key(RlsDescriptor.dimension(0))
             .mode(shadow ? Mode.SHADOW : Mode.ENFORCE)
             .onStoreError(OnStoreError.valueOf(onError.toUpperCase(Locale.ROOT)));
-        for (LimitSettings l : limits) {
-          b.limit(l.toLimit());
-        }
+        limits.forEach(b::limit);
         rule = b.build();
       } catch (IllegalArgumentException e) {
         walk.coreError(d.node, d.path("limits"), e, null);

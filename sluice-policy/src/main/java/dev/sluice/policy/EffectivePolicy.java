@@ -1,6 +1,7 @@
 package dev.sluice.policy;
 
 import dev.sluice.core.Circuit;
+import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Route;
 import java.util.ArrayList;
@@ -44,7 +45,8 @@ public final class EffectivePolicy {
     c.policy().dimensions().forEach((name, source) -> dimensions.put(name, source.toString()));
     out.put("dimensions", dimensions);
     Map<String, Object> rules = new LinkedHashMap<>();
-    c.rules().forEach((name, rule) -> rules.put(name, rule(rule, c.policy().rules().get(name))));
+    c.policy().rules().forEach((name, rule) -> rules.put(name,
+        rule(rule, c.offSwitches().get(name))));
     out.put("rules", rules);
     if (!c.policy().humanChecks().isEmpty()) {
       Map<String, Object> checks = new LinkedHashMap<>();
@@ -117,7 +119,7 @@ public final class EffectivePolicy {
       if (n.value() != null) {
         m.put("value", n.value() + (n.prefix() ? "*" : ""));
       }
-      List<LimitSettings> limits = n.limits();
+      List<Limit> limits = n.limits();
       Map<String, Object> rl = new LinkedHashMap<>();
       if (n.name() != null) {
         rl.put("name", n.name());
@@ -196,41 +198,41 @@ public final class EffectivePolicy {
     return m;
   }
 
-  private static Map<String, Object> rule(RuleSettings r, Rule core) {
+  private static Map<String, Object> rule(Rule r, String offSwitch) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("key", r.key());
-    if (r.offSwitch() != null) {
-      m.put("offSwitch", r.offSwitch());
+    if (offSwitch != null) {
+      m.put("offSwitch", offSwitch);
     }
     List<Object> limits = new ArrayList<>();
-    for (LimitSettings l : r.limits()) {
+    for (Limit l : r.limits()) {
       limits.add(limit(l));
     }
-    if (core != null && core.cooldown() != null) {
+    if (r.cooldown() != null) {
       Map<String, Object> lm = new LinkedHashMap<>();
       lm.put("type", "cooldown");
-      lm.put("maxRetries", core.cooldown().maxRetries());
-      lm.put("retryWindow", Durations.format(core.cooldown().retryWindow()));
-      lm.put("cooldown", Durations.format(core.cooldown().cooldown()));
-      lm.put("maxCooldown", Durations.format(core.cooldown().maxCooldown()));
+      lm.put("maxRetries", r.cooldown().maxRetries());
+      lm.put("retryWindow", Durations.format(r.cooldown().retryWindow()));
+      lm.put("cooldown", Durations.format(r.cooldown().cooldown()));
+      lm.put("maxCooldown", Durations.format(r.cooldown().maxCooldown()));
       limits.add(lm);
-    } else if (core != null && core.concurrency() > 0) {
+    } else if (r.concurrency() > 0) {
       Map<String, Object> lm = new LinkedHashMap<>();
       lm.put("type", "concurrency");
-      lm.put("max", core.concurrency());
-      lm.put("leaseTtl", Durations.format(core.leaseTtl()));
+      lm.put("max", r.concurrency());
+      lm.put("leaseTtl", Durations.format(r.leaseTtl()));
       limits.add(lm);
     }
     m.put("limits", limits);
-    if (core != null && core.countStatus() != null) {
-      if (core.countStatus().skipped() != null) {
-        m.put("skip", core.countStatus().skipped());
+    if (r.countStatus() != null) {
+      if (r.countStatus().skipped() != null) {
+        m.put("skip", r.countStatus().skipped());
       } else {
-        m.put("countStatus", core.countStatus().statuses());
+        m.put("countStatus", r.countStatus().statuses());
       }
     }
-    if (core != null && core.status() > 0) {
-      m.put("status", core.status());
+    if (r.status() > 0) {
+      m.put("status", r.status());
     }
     if (!r.ban().isZero()) {
       m.put("ban", Durations.format(r.ban()));
@@ -242,39 +244,38 @@ public final class EffectivePolicy {
       m.put("delay", Durations.format(r.delay()));
       m.put("delayQueue", r.delayQueue());
     }
-    if (core != null && core.action() != Rule.Action.REFUSE) {
-      m.put("action", lower(core.action()));
-      if (core.action() == Rule.Action.CHALLENGE) {
-        m.put("difficulty", core.difficulty());
-        m.put("maxDifficulty", core.maxDifficulty());
+    if (r.action() != Rule.Action.REFUSE) {
+      m.put("action", lower(r.action()));
+      if (r.action() == Rule.Action.CHALLENGE) {
+        m.put("difficulty", r.difficulty());
+        m.put("maxDifficulty", r.maxDifficulty());
       }
     }
     return m;
   }
 
-  private static Map<String, Object> limit(LimitSettings l) {
-    {
-      Map<String, Object> lm = new LinkedHashMap<>();
-      lm.put("type", l.type());
-      lm.put("name", l.name());
-      switch (l.type()) {
-        case "token-bucket" -> {
-          lm.put("burst", l.count());
-          lm.put("refill", l.refill());
-          lm.put("period", Durations.format(l.period()));
-        }
-        case "score" -> {
-          lm.put("maxScore", l.maxScore());
-          lm.put("perAction", l.perAction());
-          lm.put("decay", Durations.format(l.period()));
-        }
-        default -> {
-          lm.put("limit", l.count());
-          lm.put("window", Durations.format(l.period()));
-        }
+  /** A limit as given: core keeps a token bucket's refill and period beside its rounded step. */
+  private static Map<String, Object> limit(Limit l) {
+    Map<String, Object> lm = new LinkedHashMap<>();
+    lm.put("type", l.kind().configName());
+    lm.put("name", l.name());
+    switch (l.kind()) {
+      case TOKEN_BUCKET -> {
+        lm.put("burst", l.capacity());
+        lm.put("refill", l.refill());
+        lm.put("period", Durations.format(l.period()));
       }
-      return lm;
+      case SCORE -> {
+        lm.put("maxScore", l.maxScore());
+        lm.put("perAction", l.perAction());
+        lm.put("decay", Durations.format(l.period()));
+      }
+      default -> {
+        lm.put("limit", l.capacity());
+        lm.put("window", Durations.format(l.period()));
+      }
     }
+    return lm;
   }
 
   private static Map<String, Object> route(Route r) {
@@ -354,35 +355,11 @@ public final class EffectivePolicy {
     }
     m.put("key", h.limit().key());
     List<Object> limits = new ArrayList<>();
-    for (dev.sluice.core.Limit l : h.limit().limits()) {
+    for (Limit l : h.limit().limits()) {
       limits.add(limit(l));
     }
     m.put("limits", limits);
     return m;
-  }
-
-  /** A core limit in the file's terms (a token bucket as one token per its interval). */
-  private static Map<String, Object> limit(dev.sluice.core.Limit l) {
-    Map<String, Object> lm = new LinkedHashMap<>();
-    lm.put("type", l.kind().configName());
-    lm.put("name", l.name());
-    switch (l.kind()) {
-      case TOKEN_BUCKET -> {
-        lm.put("burst", l.capacity());
-        lm.put("refill", 1);
-        lm.put("period", Durations.format(java.time.Duration.ofNanos(l.periodNanos())));
-      }
-      case SCORE -> {
-        lm.put("maxScore", l.maxScore());
-        lm.put("perAction", l.perAction());
-        lm.put("decay", Durations.format(java.time.Duration.ofNanos(l.periodNanos())));
-      }
-      default -> {
-        lm.put("limit", l.capacity());
-        lm.put("window", Durations.format(java.time.Duration.ofNanos(l.windowNanos())));
-      }
-    }
-    return lm;
   }
 
   private static Map<String, Object> cors(CorsSettings c) {

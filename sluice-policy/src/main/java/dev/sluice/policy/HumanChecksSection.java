@@ -7,6 +7,7 @@ import static dev.sluice.policy.Values.oneOf;
 import static dev.sluice.policy.Values.quote;
 import static dev.sluice.policy.Values.within;
 
+import dev.sluice.core.Limit;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.policy.HumanCheck;
 import dev.sluice.core.policy.Policy;
@@ -152,10 +153,10 @@ final class HumanChecksSection {
     }
     int i = 0;
     for (Node ln : seq.getValue()) {
-      LimitSettings l = RulesSection.limitOf(walk, ln, h.path("limits") + "[" + i++ + "]",
+      Limit l = RulesSection.limitOf(walk, ln, h.path("limits") + "[" + i++ + "]",
           "verify", seq.getValue().size());
       if (l != null) {
-        b.limit(l.toLimit());
+        b.limit(l);
       }
     }
   }

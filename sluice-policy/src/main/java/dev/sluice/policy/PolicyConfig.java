@@ -21,8 +21,8 @@ import java.util.Map;
  * @param source the policy file, or null for the embedded default
  * @param trust the trusted-proxy settings as written (the resolver is {@code policy.clientAddress()})
  * @param moderation the JSON fields and WebSocket messages the gateway checks
- * @param rules the {@code rules:} entries as written, in file order (empty for a config built in
- *     code), from which the effective policy shows each limit as the operator wrote it
+ * @param offSwitches each rule's {@code offSwitch} variable, by rule name (the rules themselves,
+ *     as given, are {@code policy.rules()})
  * @param domains the {@code domains:} descriptor trees the rate limit service answers by
  * @param rls the {@code rls:} section: the rate limit service's address and answers
  * @param logging the {@code logging:} section: the gateway's access log
@@ -37,7 +37,7 @@ public record PolicyConfig(
     Path source,
     TrustSettings trust,
     ModerationSettings moderation,
-    Map<String, RuleSettings> rules,
+    Map<String, String> offSwitches,
     RlsDomains domains,
     RlsSettings rls,
     LoggingSettings logging) {
@@ -47,7 +47,8 @@ public record PolicyConfig(
     domains = domains == null ? RlsDomains.none() : domains;
     rls = rls == null ? RlsSettings.defaults() : rls;
     moderation = moderation == null ? ModerationSettings.none() : moderation;
-    rules = rules == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(rules));
+    offSwitches = offSwitches == null ? Map.of()
+        : Collections.unmodifiableMap(new LinkedHashMap<>(offSwitches));
   }
 
   /** {@code policy} with every other section at its defaults, for a config built in code. */
@@ -86,36 +87,36 @@ public record PolicyConfig(
 
   public PolicyConfig withPolicy(Policy policy) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls, logging);
+        moderation, offSwitches, domains, rls, logging);
   }
 
   public PolicyConfig withResponse(ResponseSettings response) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls, logging);
+        moderation, offSwitches, domains, rls, logging);
   }
 
   public PolicyConfig withCors(CorsSettings cors) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls, logging);
+        moderation, offSwitches, domains, rls, logging);
   }
 
   public PolicyConfig withWebSocket(WebSocketSettings websocket) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls, logging);
+        moderation, offSwitches, domains, rls, logging);
   }
 
   public PolicyConfig withGateway(GatewaySettings gateway) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls, logging);
+        moderation, offSwitches, domains, rls, logging);
   }
 
   public PolicyConfig withStore(StoreSettings store) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls, logging);
+        moderation, offSwitches, domains, rls, logging);
   }
 
   public PolicyConfig withLogging(LoggingSettings logging) {
     return new PolicyConfig(policy, response, cors, websocket, gateway, store, source, trust,
-        moderation, rules, domains, rls, logging);
+        moderation, offSwitches, domains, rls, logging);
   }
 }

@@ -175,7 +175,7 @@ public final class PolicyLoader {
       return null;
     }
     return new PolicyConfig(built, response, cors, websocket, gateway, store, walk.source, trust,
-        moderation, rules.settings(), domains, rls, logging);
+        moderation, rules.offSwitches(), domains, rls, logging);
   }
 
   /** Checks a store URI; the store itself is opened by whoever runs the policy. */

@@ -30,7 +30,7 @@ public final class RlsDescriptor {
   private final Map<String, RlsDescriptor> byKey;
   private final List<RlsDescriptor> wildcards;
   private final Rule rule;
-  private final List<LimitSettings> limits;
+  private final List<Limit> limits;
   private final String name;
   private final boolean unlimited;
   private final boolean blocked;
@@ -43,7 +43,7 @@ public final class RlsDescriptor {
       new AtomicReferenceArray<>(MAX_DESCRIPTORS);
 
   RlsDescriptor(String key, String value, String path, Map<String, RlsDescriptor> children,
-      Rule rule, List<LimitSettings> limits, String name, boolean unlimited, boolean blocked,
+      Rule rule, List<Limit> limits, String name, boolean unlimited, boolean blocked,
       boolean shadow, boolean detailedMetric, List<String> replaces, String unit,
       long requestsPerUnit) {
     this.key = key;
@@ -152,8 +152,8 @@ public final class RlsDescriptor {
     }
   }
 
-  /** The limits as written (the {@code rate_limit} block first), for the effective policy. */
-  public List<LimitSettings> limits() {
+  /** The limits (the {@code rate_limit} block's first), for the effective policy. */
+  public List<Limit> limits() {
     return limits;
   }
 

@@ -9,6 +9,7 @@ import static dev.sluice.policy.Values.oneOf;
 import static dev.sluice.policy.Values.quote;
 import static dev.sluice.policy.Values.wholeNumber;
 
+import dev.sluice.core.Limit;
 import dev.sluice.core.Mode;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.Rule;
@@ -39,12 +40,13 @@ final class RulesSection {
       List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch",
           "delay", "delayQueue", "countStatus", "skip", "status", "action", "difficulty",
           "maxDifficulty");
+  /** The keys of each limit type, by its name in files ({@link Limit.Kind#configName()}). */
   static final Map<String, List<String>> LIMIT_KEYS = Map.of(
-      "token-bucket", List.of("type", "name", "burst", "refill", "period"),
-      "fixed-window", List.of("type", "name", "limit", "window"),
-      "sliding-window", List.of("type", "name", "limit", "window"),
-      "sliding-log", List.of("type", "name", "limit", "window"),
-      "score", List.of("type", "name", "maxScore", "perAction", "decay"));
+      Limit.Kind.TOKEN_BUCKET.configName(), List.of("type", "name", "burst", "refill", "period"),
+      Limit.Kind.FIXED_WINDOW.configName(), List.of("type", "name", "limit", "window"),
+      Limit.Kind.SLIDING_WINDOW.configName(), List.of("type", "name", "limit", "window"),
+      Limit.Kind.SLIDING_LOG.configName(), List.of("type", "name", "limit", "window"),
+      Limit.Kind.SCORE.configName(), List.of("type", "name", "maxScore", "perAction", "decay"));
   /** Limits that are a rule of their own kind: alone in their rule, not in descriptors. */
   static final Map<String, List<String>> RULE_KINDS = Map.of(
       "cooldown", List.of("type", "name", "maxRetries", "retryWindow", "cooldown",
@@ -56,7 +58,7 @@ final class RulesSection {
           .toList()));
 
   /** The rules that built, and every name the section declares (for references). */
-  record Result(Map<String, RuleSettings> settings, List<Rule> rules, Set<String> names) {}
+  record Result(List<Rule> rules, Map<String, String> offSwitches, Set<String> names) {}
 
   private final Walk walk;
   private final Set<String> dimensions;
@@ -71,12 +73,12 @@ final class RulesSection {
   }
 
   private Result read(Mapping doc) {
-    Map<String, RuleSettings> settings = new LinkedHashMap<>();
+    Map<String, String> offSwitches = new LinkedHashMap<>();
     List<Rule> rules = new ArrayList<>();
     Set<String> names = new java.util.LinkedHashSet<>();
     Mapping all = doc.section("rules", null, "a mapping of rule names to rules");
     if (all == null) {
-      return new Result(settings, rules, names);
+      return new Result(rules, offSwitches, names);
     }
     for (Map.Entry<String, NodeTuple> e : all.fields.entrySet()) {
       String name = e.getKey();
@@ -95,21 +97,23 @@ final class RulesSection {
         continue;
       }
       int before = walk.errors.size();
-      RuleSettings rule = rule(name, r, b);
-      if (rule != null && walk.errors.size() == before) {
+      boolean keyOk = rule(name, r, b, offSwitches);
+      if (keyOk && walk.errors.size() == before) {
         try {
           rules.add(b.build());
-          settings.put(name, rule);
         } catch (IllegalArgumentException ex) {
           walk.coreError(r.node, all.path(name), ex, r);
         }
       }
     }
-    return new Result(settings, rules, names);
+    return new Result(rules, offSwitches, names);
   }
 
-  /** The rule as written, its values also given to {@code b}; null when its key is undeclared. */
-  private RuleSettings rule(String name, Mapping r, Rule.Builder b) {
+  /**
+   * Gives the rule's values to {@code b}, and its off switch to {@code offSwitches}; false when
+   * its key names an undeclared dimension.
+   */
+  private boolean rule(String name, Mapping r, Rule.Builder b, Map<String, String> offSwitches) {
     String key = r.get("key", "dimension names joined by ':', like ip or event:user:ip",
         text -> {
           Rule.builder("x").key(text);
@@ -135,6 +139,7 @@ final class RulesSection {
         }, null);
     boolean switchedOff = false;
     if (offSwitch != null) {
+      offSwitches.put(name, offSwitch);
       walk.referenced.add(offSwitch);
       String v = walk.env.apply(offSwitch);
       if (v != null && v.trim().matches("0+(\\.0*)?")) {
@@ -143,7 +148,7 @@ final class RulesSection {
       }
     }
     cooldownRule = false;
-    List<LimitSettings> limits = limits(name, r, b);
+    limits(name, r, b);
     Duration ban = r.get("ban", Durations.EXPECTED, DURATION, Duration.ZERO);
     try {
       b.ban(ban);
@@ -183,8 +188,7 @@ final class RulesSection {
         wholeNumber(400, 599), 0L);
     b.status((int) status);
     action(r, b);
-    return keyOk ? new RuleSettings(key, limits, ban, m, o, shared, offSwitch, delay,
-        (int) queue) : null;
+    return keyOk;
   }
 
   /** Set by {@link #limits} when the rule is a cooldown: its statuses default to failures. */
@@ -259,17 +263,16 @@ final class RulesSection {
     return e.name().toLowerCase(Locale.ROOT);
   }
 
-  private List<LimitSettings> limits(String rule, Mapping r, Rule.Builder b) {
-    List<LimitSettings> out = new ArrayList<>();
+  private void limits(String rule, Mapping r, Rule.Builder b) {
     Node limitsNode = r.node("limits");
     if (limitsNode == null) {
       walk.error(r.node, r.path("limits"), "missing", "a list of limits, each with a type: "
           + String.join(", ", RULE_TYPES));
-      return out;
+      return;
     }
     if (!(limitsNode instanceof SequenceNode seq)) {
       walk.error(limitsNode, r.path("limits"), describe(limitsNode), "a list of limits");
-      return out;
+      return;
     }
     if (seq.getValue().isEmpty()) {
       walk.error(limitsNode, r.path("limits"), "[]", "at least one limit");
@@ -288,17 +291,15 @@ final class RulesSection {
         ruleKind(ln, path, kind, b);
         continue;
       }
-      LimitSettings limit = limit(ln, r.path("limits") + "[" + i++ + "]", rule, count);
+      Limit limit = limit(ln, r.path("limits") + "[" + i++ + "]", rule, count);
       if (limit != null) {
         try {
-          b.limit(limit.toLimit());
-          out.add(limit);
+          b.limit(limit);
         } catch (IllegalArgumentException ex) {
           walk.coreError(ln, r.path("limits"), ex, null);
         }
       }
     }
-    return out;
   }
 
   /** The type of a cooldown or concurrency limit node, else null. */
@@ -351,12 +352,12 @@ final class RulesSection {
   }
 
   /** One limit as the rules section reads it, for other sections with limits. */
-  static LimitSettings limitOf(Walk walk, Node node, String path, String owner, int count) {
+  static Limit limitOf(Walk walk, Node node, String path, String owner, int count) {
     return new RulesSection(walk, Set.of()).limit(node, path, owner, count);
   }
 
   /** One limit, checked by core; null after reporting what is wrong with it. */
-  private LimitSettings limit(Node node, String path, String rule, int count) {
+  private Limit limit(Node node, String path, String rule, int count) {
     if (!(node instanceof MappingNode)) {
       walk.error(node, path, describe(node), "a mapping with a type: " + String.join(", ", TYPES));
       return null;
@@ -382,37 +383,38 @@ final class RulesSection {
     String name = l.get("name", "1..128 printable ASCII characters", CORE_NAME,
         count == 1 ? rule : type);
     int before = walk.errors.size();
-    LimitSettings limit;
-    switch (type) {
-      case "token-bucket" -> {
-        Long burst = l.required("burst", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE));
-        Long refill = l.required("refill", "a whole number > 0",
-            wholeNumber(1, Integer.MAX_VALUE));
-        Duration period = l.required("period", Durations.EXPECTED, POSITIVE_DURATION);
-        limit = walk.errors.size() > before ? null
-            : new LimitSettings(type, name, burst, refill, period, Double.NaN, Double.NaN);
-      }
-      case "score" -> {
-        Double max = l.required("maxScore", "a number > 0", POSITIVE_NUMBER);
-        Double per = l.required("perAction", "a number > 0", POSITIVE_NUMBER);
-        Duration decay = l.required("decay", Durations.EXPECTED, POSITIVE_DURATION);
-        limit = walk.errors.size() > before ? null
-            : new LimitSettings(type, name, 0, 0, decay, max, per);
-      }
-      default -> {
-        long max = type.equals("sliding-log") ? 100_000 : Integer.MAX_VALUE;
-        Long n = l.required("limit", "a whole number > 0", wholeNumber(1, max));
-        Duration window = l.required("window", Durations.EXPECTED, POSITIVE_DURATION);
-        limit = walk.errors.size() > before ? null
-            : new LimitSettings(type, name, n, 0, window, Double.NaN, Double.NaN);
-      }
-    }
-    if (limit == null) {
-      return null;
-    }
+    Limit.Kind kind = Limit.Kind.valueOf(type.toUpperCase(Locale.ROOT).replace('-', '_'));
     try {
-      limit.toLimit();
-      return limit;
+      switch (kind) {
+        case TOKEN_BUCKET -> {
+          Long burst = l.required("burst", "a whole number > 0",
+              wholeNumber(1, Integer.MAX_VALUE));
+          Long refill = l.required("refill", "a whole number > 0",
+              wholeNumber(1, Integer.MAX_VALUE));
+          Duration period = l.required("period", Durations.EXPECTED, POSITIVE_DURATION);
+          return walk.errors.size() > before ? null
+              : Limit.tokenBucket(name, burst, refill, period);
+        }
+        case SCORE -> {
+          Double max = l.required("maxScore", "a number > 0", POSITIVE_NUMBER);
+          Double per = l.required("perAction", "a number > 0", POSITIVE_NUMBER);
+          Duration decay = l.required("decay", Durations.EXPECTED, POSITIVE_DURATION);
+          return walk.errors.size() > before ? null : Limit.score(name, max, per, decay);
+        }
+        default -> {
+          long max = kind == Limit.Kind.SLIDING_LOG ? 100_000 : Integer.MAX_VALUE;
+          Long n = l.required("limit", "a whole number > 0", wholeNumber(1, max));
+          Duration window = l.required("window", Durations.EXPECTED, POSITIVE_DURATION);
+          if (walk.errors.size() > before) {
+            return null;
+          }
+          return switch (kind) {
+            case FIXED_WINDOW -> Limit.fixedWindow(name, n, window);
+            case SLIDING_WINDOW -> Limit.slidingWindow(name, n, window);
+            default -> Limit.slidingLog(name, n.intValue(), window);
+          };
+        }
+      }
     } catch (IllegalArgumentException e) {
       walk.coreError(node, path, e, l);
       return null;

@@ -58,6 +58,8 @@ class PathRulesTest {
     assertThat(dry.logging().access()).isEqualTo(LoggingSettings.Access.JSON);
     assertThat(dry.policy().paths()).isEqualTo(c.policy().paths());
     assertThat(dry.response()).isSameAs(c.response());
-    assertThat(dry.rules()).isEqualTo(c.rules());
+    assertThat(dry.policy().rules().keySet()).isEqualTo(c.policy().rules().keySet());
+    assertThat(dry.policy().rules().get("strict").mode()).isEqualTo(dev.sluice.core.Mode.SHADOW);
+    assertThat(dry.offSwitches()).isEqualTo(c.offSwitches());
   }
 }

@@ -88,7 +88,7 @@ final class ModerationHandler extends ChannelInboundHandlerAdapter {
 
   private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
     Snapshot s = snapshots.get();
-    ModerationSettings m = s.moderation;
+    Moderation m = s.moderation;
     Map<String, Surface> fields = null;
     if (!m.http().isEmpty() && !request.decoderResult().isFailure()) {
       NettyRequestView view = NettyRequestView.of(request, ctx.channel().remoteAddress());
@@ -150,7 +150,7 @@ final class ModerationHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     Snapshot s = snapshots.get();
-    ModerationSettings m = s.moderation;
+    Moderation m = s.moderation;
     boolean gathering = !fragments.isEmpty();
     if (!(continuation ? gathering : frame instanceof TextWebSocketFrame
         && !m.websocket().isEmpty())) {
@@ -230,7 +230,7 @@ final class ModerationHandler extends ChannelInboundHandlerAdapter {
    * The first refused field of {@code json}, or null; every checked field is reported. The one
    * check of a request body, for the HTTP/1.1 relay and the HTTP/2 streams alike.
    */
-  static Refusal check(ModerationSettings m, Map<String, Surface> fields, CharSequence json,
+  static Refusal check(Moderation m, Map<String, Surface> fields, CharSequence json,
       GatewayEvents events) {
     Refusal[] first = new Refusal[1];
     JsonFields.forEach(json, fields, (field, value) -> {

@@ -10,7 +10,6 @@ import dev.sluice.netty.HttpRateLimitSettings;
 import dev.sluice.netty.WebSocketGuardSettings;
 import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.LoggingSettings;
-import dev.sluice.policy.ModerationSettings;
 import dev.sluice.policy.PolicyConfig;
 import dev.sluice.policy.WebSocketSettings;
 import java.util.Map;
@@ -29,7 +28,7 @@ final class Snapshot {
   final CorsHeaders cors;
   final HttpRateLimitSettings http;
   final WebSocketGuardSettings ws;
-  final ModerationSettings moderation;
+  final Moderation moderation;
   /** Whether exchanges are written to the access log. */
   final boolean accessLog;
   /** {@code trust.clientHeaders} as lower-case ASCII, for the relay's head. */
@@ -54,7 +53,7 @@ final class Snapshot {
     this.admission = Admission.builder().limiter(limiter).policy(policy)
         .responses(http.responses()).listener(events).delays(delays).verifier(verifier).build();
     this.ws = webSocket(policy, w);
-    this.moderation = config.moderation();
+    this.moderation = Moderation.of(config.moderation());
     this.accessLog = config.logging().access() != LoggingSettings.Access.OFF;
     this.clientHeaders = config.trust().clientHeaders().stream().map(HeadWriter::ascii)
         .toArray(byte[][]::new);

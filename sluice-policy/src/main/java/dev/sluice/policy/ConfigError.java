@@ -16,4 +16,9 @@ public record ConfigError(String file, int line, String path, String value, Stri
   public String toString() {
     return file + ":" + line + ": " + path + " : " + value + " (expected: " + expected + ")";
   }
+
+  /** A value as the loader shows it in an error: {@code "lists/"}, {@code 40}, {@code true}. */
+  public static String quote(String text) {
+    return Values.quote(text);
+  }
 }

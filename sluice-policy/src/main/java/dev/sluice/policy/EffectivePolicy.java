@@ -4,8 +4,6 @@ import dev.sluice.core.Circuit;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Route;
-import dev.sluice.moderation.Surface;
-import dev.sluice.moderation.SurfaceRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,7 +65,7 @@ public final class EffectivePolicy {
     out.put("websocket", websocket(c.websocket()));
     out.put("gateway", gateway(c.gateway()));
     out.put("store", store(c.store()));
-    if (c.moderation().moderator() != null) {
+    if (c.moderation().present()) {
       out.put("moderation", moderation(c.moderation()));
     }
     if (!c.domains().isEmpty()) {
@@ -468,21 +466,19 @@ public final class EffectivePolicy {
     return m;
   }
 
-  private static Map<String, Object> surface(SurfaceRules r) {
+  private static Map<String, Object> surface(SurfaceSettings r) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("minLength", r.minLength());
     m.put("maxLength", r.maxLength());
     m.put("separators", r.separators());
     m.put("allowEmpty", r.allowEmpty());
     m.put("identifier", r.identifier());
-    m.put("scripts", lower(r.scripts()));
+    m.put("scripts", r.scripts());
     return m;
   }
 
-  private static Map<String, Object> labels(Map<String, Surface> fields) {
-    Map<String, Object> out = new LinkedHashMap<>();
-    fields.forEach((k, v) -> out.put(k, v.label()));
-    return out;
+  private static Map<String, Object> labels(Map<String, String> fields) {
+    return new LinkedHashMap<>(fields);
   }
 
   private static String lower(Enum<?> e) {

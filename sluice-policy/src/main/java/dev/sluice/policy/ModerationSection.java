@@ -10,10 +10,6 @@ import static dev.sluice.policy.Values.quote;
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.Route;
-import dev.sluice.moderation.Moderator;
-import dev.sluice.moderation.Surface;
-import dev.sluice.moderation.SurfaceRules;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,8 +22,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 
 /**
  * Parses the policy's {@code moderation:} section into {@link ModerationSettings}, reporting each
- * problem at its line like the rest of the loader; a bad entry of a list file is reported at the
- * list file's own line.
+ * problem at its line like the rest of the loader. The list files are read by whoever builds the
+ * checker from the settings (the gateway), which reports a bad entry at the list file's own line.
  *
  * <pre>
  * moderation:
@@ -51,16 +47,13 @@ final class ModerationSection {
       "separators", "allowEmpty", "identifier", "scripts");
   private static final List<String> HTTP_KEYS = List.of("paths", "methods", "fields");
   private static final List<String> WS_KEYS = List.of("action", "fields");
-  private static final List<String> SURFACES = List.of("username", "display_name", "room_name",
-      "reaction");
-  private static final List<String> NAME_SURFACES = SURFACES.subList(0, 3);
-  private static final List<String> SCRIPTS = List.of("single", "highly_restrictive",
-      "moderately_restrictive", "any");
+  private static final List<String> SURFACES = ModerationSettings.SURFACES;
+  private static final List<String> NAME_SURFACES = SurfaceSettings.NAMES;
+  private static final List<String> SCRIPTS = SurfaceSettings.SCRIPTS;
   private static final List<String> WRITE_METHODS = List.of("POST", "PUT", "PATCH");
 
   private final Walk ctx;
-  private String lists;
-  private final Map<String, SurfaceRules> surfaces = new LinkedHashMap<>();
+  private final Map<String, SurfaceSettings> surfaces = new LinkedHashMap<>();
 
   private ModerationSection(Walk ctx) {
     this.ctx = ctx;
@@ -81,57 +74,26 @@ final class ModerationSection {
   }
 
   private ModerationSettings build(Mapping o, String actionField) {
-    Moderator.Builder b = Moderator.builder();
     String lists = o.get("lists", "a directory of list files", NAME, null);
+    Path dir = null;
     if (lists != null) {
-      Path dir = ctx.source == null || ctx.source.getParent() == null ? Path.of(lists)
+      dir = ctx.source == null || ctx.source.getParent() == null ? Path.of(lists)
           : ctx.source.getParent().resolve(lists).normalize();
-      try {
-        b.lists(dir);
-        this.lists = lists;
-      } catch (InvalidValueException e) {
-        listError(o, e, dir);
-      } catch (UncheckedIOException e) {
-        ctx.error(o.node("lists"), o.path("lists"), quote(lists), "readable list files ("
-            + e.getMessage() + ")");
-      }
     }
     int shortLength = o.get("shortTermLength", "0..64", integer(0, 64), 4);
-    b.shortTermLength(shortLength);
-    surfaces(o, b);
+    surfaces(o);
     Policy.Builder routes = Policy.builder();
-    Map<String, Map<String, Surface>> http = http(o, routes);
-    Map<String, Map<String, Surface>> ws = websocket(o, actionField);
-    Moderator moderator;
-    try {
-      moderator = b.build();
-    } catch (InvalidValueException e) {
-      listError(o, e, null);
-      return ModerationSettings.none();
-    }
-    return new ModerationSettings(moderator, routes.build(), http, ws, lists, shortLength,
-        surfaces);
+    Map<String, Map<String, String>> http = http(o, routes);
+    Map<String, Map<String, String>> ws = websocket(o, actionField);
+    return new ModerationSettings(routes.build(), http, ws, lists, dir, shortLength, surfaces,
+        where(o.node, o.path), lists == null ? null : where(o.node("lists"), o.path("lists")));
   }
 
-  /**
-   * {@code /lists/blocked.txt:3 : "--" (...)} becomes an error at that file and line; a problem
-   * of the directory (given) or of the lists together (dir null) at the section.
-   */
-  private void listError(Mapping o, InvalidValueException e, Path dir) {
-    String field = e.field();
-    int colon = field.lastIndexOf(':');
-    if (colon > 0 && field.substring(colon + 1).matches("[0-9]+")) {
-      ctx.errors.add(new ConfigError(field.substring(0, colon),
-          Integer.parseInt(field.substring(colon + 1)), o.path("lists"), e.value(),
-          e.expected()));
-    } else if (dir != null) {
-      ctx.error(o.node("lists"), o.path("lists"), quote(dir.toString()), e.expected());
-    } else {
-      ctx.error(o.node, o.path, e.field() + " " + e.value(), e.expected());
-    }
+  private ModerationSettings.Where where(Node at, String path) {
+    return new ModerationSettings.Where(ctx.file, at.getStartMark().getLine() + 1, path);
   }
 
-  private void surfaces(Mapping o, Moderator.Builder b) {
+  private void surfaces(Mapping o) {
     Node n = o.node("surfaces");
     if (n == null) {
       return;
@@ -141,35 +103,38 @@ final class ModerationSection {
       return;
     }
     for (Map.Entry<String, NodeTuple> e : all.fields.entrySet()) {
-      Surface surface = Surface.valueOf(e.getKey().toUpperCase(Locale.ROOT));
       Mapping s = Mapping.of(ctx, e.getValue().getValueNode(), all.path(e.getKey()), SURFACE_KEYS,
           "a mapping with " + String.join(", ", SURFACE_KEYS));
       if (s == null) {
         continue;
       }
-      SurfaceRules d = SurfaceRules.of(surface);
-      try {
-        SurfaceRules.Builder r = SurfaceRules.builder(surface)
-            .minLength(s.get("minLength", "1..256", integer(0, Integer.MAX_VALUE), d.minLength()))
-            .maxLength(s.get("maxLength", "1..256", integer(0, Integer.MAX_VALUE), d.maxLength()))
-            .separators(s.get("separators", "punctuation characters", text -> text,
-                d.separators()))
-            .allowEmpty(s.get("allowEmpty", "true or false", BOOLEAN, d.allowEmpty()))
-            .identifier(s.get("identifier", "true or false", BOOLEAN, d.identifier()));
-        String scripts = s.get("scripts", String.join(", ", SCRIPTS), oneOf(SCRIPTS),
-            d.scripts().name().toLowerCase(Locale.ROOT));
-        SurfaceRules rules = r.scripts(SurfaceRules.Scripts.valueOf(
-            scripts.toUpperCase(Locale.ROOT))).build();
-        b.rules(rules);
-        surfaces.put(e.getKey(), rules);
-      } catch (InvalidValueException x) {
-        ctx.coreError(s.node, s.path, x, s);
+      SurfaceSettings d = SurfaceSettings.defaults(e.getKey());
+      int min = s.get("minLength", "1..256", integer(0, Integer.MAX_VALUE), d.minLength());
+      int max = s.get("maxLength", "1..256", integer(0, Integer.MAX_VALUE), d.maxLength());
+      String separators = s.get("separators", "punctuation characters", text -> text,
+          d.separators());
+      boolean allowEmpty = s.get("allowEmpty", "true or false", BOOLEAN, d.allowEmpty());
+      boolean identifier = s.get("identifier", "true or false", BOOLEAN, d.identifier());
+      String scripts = s.get("scripts", String.join(", ", SCRIPTS), oneOf(SCRIPTS), d.scripts());
+      String range = "1.." + SurfaceSettings.MAX_LENGTH;
+      InvalidValueException bad = min < 1 || min > SurfaceSettings.MAX_LENGTH
+          ? new InvalidValueException("minLength", String.valueOf(min), range)
+          : max < 1 || max > SurfaceSettings.MAX_LENGTH
+              ? new InvalidValueException("maxLength", String.valueOf(max), range)
+              : max < min ? new InvalidValueException("maxLength", String.valueOf(max),
+                  ">= minLength " + min) : null;
+      if (bad != null) {
+        ctx.coreError(s.node, s.path, bad, s);
+        continue;
       }
+      Node written = s.node("separators");
+      surfaces.put(e.getKey(), new SurfaceSettings(min, max, separators, allowEmpty, identifier,
+          scripts, written == null ? null : where(written, s.path("separators"))));
     }
   }
 
-  private Map<String, Map<String, Surface>> http(Mapping o, Policy.Builder routes) {
-    Map<String, Map<String, Surface>> out = new LinkedHashMap<>();
+  private Map<String, Map<String, String>> http(Mapping o, Policy.Builder routes) {
+    Map<String, Map<String, String>> out = new LinkedHashMap<>();
     int i = 0;
     for (Mapping h : entries(o, "http", HTTP_KEYS)) {
       List<String> paths = h.list("paths", "path patterns like /api/players/**", text -> {
@@ -185,7 +150,7 @@ final class ModerationSection {
         }
         return text.toUpperCase(Locale.ROOT);
       }, WRITE_METHODS);
-      Map<String, Surface> fields = fields(h);
+      Map<String, String> fields = fields(h);
       String name = "moderation-" + i++;
       Route.Builder r = Route.builder(name).websocket(false);
       paths.forEach(r::path);
@@ -196,15 +161,15 @@ final class ModerationSection {
     return out;
   }
 
-  private Map<String, Map<String, Surface>> websocket(Mapping o, String actionField) {
-    Map<String, Map<String, Surface>> out = new LinkedHashMap<>();
+  private Map<String, Map<String, String>> websocket(Mapping o, String actionField) {
+    Map<String, Map<String, String>> out = new LinkedHashMap<>();
     for (Mapping w : entries(o, "websocket", WS_KEYS)) {
       String action = w.get("action", "an action name", NAME, null);
       if (action != null && actionField == null) {
         ctx.error(w.node("action"), w.path("action"), quote(action), "websocket.actionField to "
             + "be set too (the JSON field naming the action, like type)");
       }
-      Map<String, Surface> fields = fields(w);
+      Map<String, String> fields = fields(w);
       String key = action == null ? ModerationSettings.ANY_ACTION : action;
       if (out.containsKey(key)) {
         ctx.error(w.node, w.path, action == null ? "no action" : quote(action),
@@ -237,8 +202,8 @@ final class ModerationSection {
   }
 
   /** {@code fields: {name: display_name}}: JSON field names to surfaces, at least one. */
-  private Map<String, Surface> fields(Mapping entry) {
-    Map<String, Surface> out = new LinkedHashMap<>();
+  private Map<String, String> fields(Mapping entry) {
+    Map<String, String> out = new LinkedHashMap<>();
     Node n = entry.node("fields");
     Mapping f = n == null ? null : Mapping.of(ctx, n, entry.path("fields"), null,
         "a mapping of JSON field names to surfaces");
@@ -247,7 +212,7 @@ final class ModerationSection {
         String surface = ctx.scalar(e.getValue().getValueNode(), f.path(e.getKey()),
             String.join(", ", SURFACES), oneOf(SURFACES));
         if (surface != null) {
-          out.put(e.getKey(), Surface.valueOf(surface.toUpperCase(Locale.ROOT)));
+          out.put(e.getKey(), surface);
         }
       }
     }

@@ -2,16 +2,16 @@ package dev.sluice.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.moderation.Surface;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The policy's moderation section: settings, the effective tree and errors at their lines. */
+/**
+ * The policy's moderation section: plain settings, the effective tree and errors at their lines.
+ * The lists and the Moderator built from these are the gateway's ({@code ModerationTest}).
+ */
 class ModerationSectionTest {
 
   @TempDir
@@ -39,8 +39,7 @@ class ModerationSectionTest {
   }
 
   @Test
-  void section_buildsTheModerator_routesAndFields_andShowsInTheEffectivePolicy() throws Exception {
-    Files.writeString(dir.resolve("blocked.txt"), "frack\n", StandardCharsets.UTF_8);
+  void section_givesRoutesFieldsAndRules_andShowsInTheEffectivePolicy() throws Exception {
     Path file = dir.resolve("p.yaml");
     LoadedPolicy p = PolicyLoader.parse(policy(
         "  lists: .",
@@ -54,12 +53,14 @@ class ModerationSectionTest {
         "      fields: {emoji: reaction}"), file.toString(), file, Map.of());
     ModerationSettings m = p.config().moderation();
     assertThat(m.enabled()).isTrue();
-    assertThat(m.moderator().check("fr4ck", Surface.USERNAME).reason().label())
-        .isEqualTo("blocked_term");
-    assertThat(m.moderator().check("x".repeat(41), Surface.ROOM_NAME).reason().label())
-        .isEqualTo("too_long");
+    assertThat(m.listsDirectory()).isEqualTo(dir);
+    assertThat(m.listsAt()).isEqualTo(new ModerationSettings.Where(file.toString(), 4,
+        "moderation.lists"));
+    assertThat(m.surfaces().get("room_name")).isEqualTo(new SurfaceSettings(3, 40, "-_.!", true,
+        false, "any", null));
     assertThat(m.http()).containsOnlyKeys("moderation-0");
-    assertThat(m.websocket().get("SEND_REACTION")).containsEntry("emoji", Surface.REACTION);
+    assertThat(m.http().get("moderation-0")).containsEntry("username", "username");
+    assertThat(m.websocket().get("SEND_REACTION")).containsEntry("emoji", "reaction");
     assertThat(PolicyFormat.toYaml(p.effective())).contains("moderation:\n  lists: .\n"
         + "  shortTermLength: 4\n  surfaces:\n    room_name:\n      minLength: 3\n"
         + "      maxLength: 40\n");
@@ -96,19 +97,23 @@ class ModerationSectionTest {
   }
 
   @Test
-  void listsDirectory_isResolvedAgainstThePolicyFile_andMustExist() {
-    Path file = dir.resolve("p.yaml");
-    assertThat(errors(policy("  lists: nope"), file)).containsExactly(
-        "p.yaml:4: moderation.lists : \"" + dir.resolve("nope") + "\" (expected: a directory)");
+  void lengths_areCheckedTogether_andWrittenSeparatorsKeepTheirLine() throws Exception {
+    assertThat(errors(policy("  surfaces:", "    username: {minLength: 9, maxLength: 8}"), null))
+        .containsExactly("p.yaml:5: moderation.surfaces.username.maxLength : 8 (expected: "
+            + ">= minLength 9)");
+    LoadedPolicy p = PolicyLoader.parse(policy("  surfaces:", "    display_name:",
+        "      separators: \"+\""), "p.yaml", null, Map.of());
+    assertThat(p.config().moderation().surfaces().get("display_name").separatorsAt())
+        .isEqualTo(new ModerationSettings.Where("p.yaml", 6,
+            "moderation.surfaces.display_name.separators"));
   }
 
   @Test
-  void badListEntry_isReportedAtTheListFilesLine() throws Exception {
-    Path blocked = dir.resolve("blocked.txt");
-    Files.writeString(blocked, "# ours\nfine\n***\n", StandardCharsets.UTF_8);
-    assertThat(errors(policy("  lists: .", "  http:", "    - paths: [/x]",
-        "      fields: {u: username}"), dir.resolve("p.yaml"))).containsExactly(
-        blocked + ":3: moderation.lists : \"***\" (expected: a term, or *term* to match inside "
-            + "words too)");
+  void listsDirectory_isResolvedAgainstThePolicyFile() throws Exception {
+    Path file = dir.resolve("p.yaml");
+    ModerationSettings m = PolicyLoader.parse(policy("  lists: sub/../nope"), file.toString(),
+        file, Map.of()).config().moderation();
+    assertThat(m.lists()).isEqualTo("sub/../nope");
+    assertThat(m.listsDirectory()).isEqualTo(dir.resolve("nope"));
   }
 }

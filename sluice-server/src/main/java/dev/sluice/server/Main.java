@@ -400,7 +400,7 @@ public final class Main {
   private int check(Path file) {
     LoadedPolicy loaded;
     try {
-      loaded = file == null ? PolicyLoader.loadDefault(env) : PolicyLoader.load(file, env);
+      loaded = Policies.load(file, env);
     } catch (ConfigException e) {
       e.warnings().forEach(w -> err.println("warning: " + Secrets.mask(w)));
       List<ConfigError> errors = e.errors();

@@ -89,7 +89,7 @@ final class PolicyReloader implements AutoCloseable {
     }
     LoadedPolicy next;
     try {
-      next = PolicyLoader.load(file, env);
+      next = Policies.load(file, env);
     } catch (ConfigException e) {
       metrics.reload(false);
       e.warnings().forEach(w -> log.warn(w, "policy", file));

@@ -92,8 +92,7 @@ public final class SluiceServer implements AutoCloseable {
     log.info("sluice starting", "version", Version.get(), "java", System.getProperty("java.version"));
     LoadedPolicy loaded;
     try {
-      loaded = options.config() == null ? PolicyLoader.loadDefault(env)
-          : PolicyLoader.load(options.config(), env);
+      loaded = Policies.load(options.config(), env);
     } catch (ConfigException e) {
       e.warnings().forEach(log::warn);
       throw e;

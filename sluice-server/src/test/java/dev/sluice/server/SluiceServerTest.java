@@ -225,6 +225,35 @@ class SluiceServerTest {
         .contains("sluice_reloads_total{result=\"failed\"} 1\n");
   }
 
+  /**
+   * The moderation lists are read when the server builds its Moderator, not by the policy module:
+   * a bad list file still stops a start and fails a reload at its own file and line, and the
+   * previous policy keeps serving.
+   */
+  @Test
+  void badModerationList_stopsTheStart_andFailsTheReload_keepingTheOldPolicy() throws Exception {
+    Path p = dir.resolve("p.yaml");
+    Path blocked = dir.resolve("blocked.txt");
+    String moderated = POLICY + String.join("\n", "moderation:", "  lists: .", "  http:",
+        "    - paths: [/api/**]", "      fields: {name: username}", "");
+    write(p, moderated);
+    write(blocked, "frack\n***\n");
+    assertThatThrownBy(() -> start(p, null, Map.of())).isInstanceOf(ConfigException.class)
+        .hasMessageContaining(blocked + ":2: moderation.lists : \"***\"");
+    assertThat(config).isNull();
+
+    write(blocked, "frack\n");
+    start(p, null, Map.of(), Duration.ofHours(1));
+    write(p, moderated.replace("limit: 10", "limit: 20"));
+    write(blocked, "frack\n***\n");
+    assertThat(server.reload()).isFalse();
+    assertThat(limitOf("api")).isEqualTo(10);
+    assertThat(log()).contains("ERROR policy rejected; the previous policy keeps serving")
+        .contains(blocked + ":2: moderation.lists : \"***\" (expected: a term, or *term* to "
+            + "match inside words too)");
+    assertThat(server.metrics().reloads(false)).isEqualTo(1);
+  }
+
   @Test
   void reload_onFileChange() throws Exception {
     Path p = dir.resolve("p.yaml");

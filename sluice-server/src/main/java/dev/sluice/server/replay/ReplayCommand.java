@@ -6,6 +6,7 @@ import dev.sluice.core.policy.Policy;
 import dev.sluice.policy.ConfigError;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.LoadedPolicy;
+import dev.sluice.server.Policies;
 import dev.sluice.policy.PolicyLoader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -156,8 +157,7 @@ public final class ReplayCommand {
 
   private LoadedPolicy load(String file) {
     try {
-      LoadedPolicy p = file == null ? PolicyLoader.loadDefault(env)
-          : PolicyLoader.load(Path.of(file), env);
+      LoadedPolicy p = Policies.load(file == null ? null : Path.of(file), env);
       p.warnings().forEach(w -> err.println("warning: " + Secrets.mask(w)));
       return p;
     } catch (ConfigException e) {

@@ -6,12 +6,35 @@ import static dev.sluice.policy.Values.TEXT;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** The {@code cors:} section: CORS headers on the responses an adapter generates itself. */
 final class CorsSection {
 
-  static final List<String> KEYS = List.of("allowOrigins", "allowMethods", "allowHeaders",
-      "exposeHeaders", "allowCredentials", "maxAge", "limitPreflights");
+  private static final Field<CorsSettings, List<String>> ORIGINS = Field.list("allowOrigins",
+      "origins like https://app.example.com, or *", text -> {
+        if (!text.equals("*") && !text.matches("(?i)https?://[^/\\s]+")) {
+          throw new IllegalArgumentException(
+              "origins like https://app.example.com (scheme and host, no path), or *");
+        }
+        return text;
+      }, CorsSettings::allowOrigins);
+  private static final Field<CorsSettings, List<String>> METHODS = Field.list("allowMethods",
+      "HTTP methods", TEXT, CorsSettings::allowMethods);
+  private static final Field<CorsSettings, List<String>> HEADERS = Field.list("allowHeaders",
+      "header names", TEXT, CorsSettings::allowHeaders);
+  private static final Field<CorsSettings, List<String>> EXPOSE = Field.list("exposeHeaders",
+      "header names", TEXT, CorsSettings::exposeHeaders);
+  private static final Field<CorsSettings, Boolean> CREDENTIALS = Field.of("allowCredentials",
+      "true or false", BOOLEAN, CorsSettings::allowCredentials);
+  private static final Field<CorsSettings, Duration> MAX_AGE = Field.duration("maxAge",
+      Durations.EXPECTED, DURATION, CorsSettings::maxAge);
+  private static final Field<CorsSettings, Boolean> PREFLIGHTS = Field.of("limitPreflights",
+      "true or false", BOOLEAN, CorsSettings::limitPreflights);
+  private static final Fields<CorsSettings> FIELDS = new Fields<>(ORIGINS, METHODS, HEADERS,
+      EXPOSE, CREDENTIALS, MAX_AGE, PREFLIGHTS);
+
+  static final List<String> KEYS = FIELDS.keys();
 
   private CorsSection() {}
 
@@ -21,28 +44,20 @@ final class CorsSection {
     if (o == null) {
       return d;
     }
-    List<String> origins = o.list("allowOrigins", "origins like https://app.example.com, or *",
-        text -> {
-          if (!text.equals("*") && !text.matches("(?i)https?://[^/\\s]+")) {
-            throw new IllegalArgumentException(
-                "origins like https://app.example.com (scheme and host, no path), or *");
-          }
-          return text;
-        }, d.allowOrigins());
-    List<String> methods = o.list("allowMethods", "HTTP methods", TEXT, d.allowMethods());
-    List<String> headers = o.list("allowHeaders", "header names", TEXT, d.allowHeaders());
-    List<String> expose = o.list("exposeHeaders", "header names", TEXT, d.exposeHeaders());
-    boolean credentials = o.get("allowCredentials", "true or false", BOOLEAN,
-        d.allowCredentials());
-    Duration maxAge = o.get("maxAge", Durations.EXPECTED, DURATION, d.maxAge());
-    boolean limitPreflights = o.get("limitPreflights", "true or false", BOOLEAN,
-        d.limitPreflights());
+    Fields<CorsSettings>.Row r = FIELDS.read(o, d);
+    List<String> origins = r.get(ORIGINS);
+    boolean credentials = r.get(CREDENTIALS);
     if (credentials && origins.contains("*")) {
       walk.error(o.node("allowCredentials"), o.path("allowCredentials"), "true",
           "false when allowOrigins contains * (browsers reject credentials with a wildcard "
               + "origin; list the origins instead)");
     }
-    return new CorsSettings(List.copyOf(origins), List.copyOf(methods), List.copyOf(headers),
-        List.copyOf(expose), credentials, maxAge, limitPreflights);
+    return new CorsSettings(List.copyOf(origins), List.copyOf(r.get(METHODS)),
+        List.copyOf(r.get(HEADERS)), List.copyOf(r.get(EXPOSE)), credentials, r.get(MAX_AGE),
+        r.get(PREFLIGHTS));
+  }
+
+  static Map<String, Object> render(CorsSettings c) {
+    return FIELDS.render(c);
   }
 }

@@ -1,6 +1,5 @@
 package dev.sluice.policy;
 
-import dev.sluice.core.Circuit;
 import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
 import dev.sluice.core.policy.Route;
@@ -61,10 +60,10 @@ public final class EffectivePolicy {
       out.put("challenge", challenge(c.policy().challenge()));
     }
     out.put("response", response(c.response()));
-    out.put("cors", cors(c.cors()));
+    out.put("cors", CorsSection.render(c.cors()));
     out.put("websocket", websocket(c.websocket()));
-    out.put("gateway", gateway(c.gateway()));
-    out.put("store", store(c.store()));
+    out.put("gateway", GatewaySection.render(c.gateway()));
+    out.put("store", StoreSection.render(c.store()));
     if (c.moderation().present()) {
       out.put("moderation", moderation(c.moderation()));
     }
@@ -362,18 +361,6 @@ public final class EffectivePolicy {
     return m;
   }
 
-  private static Map<String, Object> cors(CorsSettings c) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("allowOrigins", c.allowOrigins());
-    m.put("allowMethods", c.allowMethods());
-    m.put("allowHeaders", c.allowHeaders());
-    m.put("exposeHeaders", c.exposeHeaders());
-    m.put("allowCredentials", c.allowCredentials());
-    m.put("maxAge", Durations.format(c.maxAge()));
-    m.put("limitPreflights", c.limitPreflights());
-    return m;
-  }
-
   private static Map<String, Object> websocket(WebSocketSettings w) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("refuseBeforeUpgrade", w.refuseBeforeUpgrade());
@@ -394,42 +381,6 @@ public final class EffectivePolicy {
     m.put("strikes", w.strikes());
     m.put("strikeWindow", Durations.format(w.strikeWindow()));
     m.put("closeTimeout", Durations.format(w.closeTimeout()));
-    return m;
-  }
-
-  private static Map<String, Object> gateway(GatewaySettings g) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("maxBodyBytes", Durations.formatSize(g.maxBodyBytes()));
-    m.put("maxHeaderBytes", Durations.formatSize(g.maxHeaderBytes()));
-    m.put("maxInitialLineBytes", Durations.formatSize(g.maxInitialLineBytes()));
-    m.put("idleTimeout", Durations.format(g.idleTimeout()));
-    m.put("handshakeTimeout", Durations.format(g.handshakeTimeout()));
-    m.put("upstreamConnectTimeout", Durations.format(g.upstreamConnectTimeout()));
-    m.put("upstreamResponseTimeout", Durations.format(g.upstreamResponseTimeout()));
-    if (g.healthPath() != null) {
-      m.put("healthPath", g.healthPath());
-    }
-    return m;
-  }
-
-  private static Map<String, Object> store(StoreSettings s) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("uri", Values.redact(s.uri()));
-    m.put("maxKeys", s.maxKeys());
-    m.put("keyPrefix", s.keyPrefix());
-    m.put("deadline", Durations.format(s.deadline()));
-    m.put("localFallback", s.localFallback());
-    m.put("startupWait", Durations.format(s.startupWait()));
-    Circuit c = s.circuit();
-    Map<String, Object> circuit = new LinkedHashMap<>();
-    circuit.put("failureRate", c.failureRate());
-    circuit.put("slowCallRate", c.slowCallRate());
-    circuit.put("slowCall", c.slowCall() == null ? "deadline" : Durations.format(c.slowCall()));
-    circuit.put("window", Durations.format(c.window()));
-    circuit.put("minimumCalls", c.minimumCalls());
-    circuit.put("open", Durations.format(c.open()));
-    circuit.put("halfOpenCalls", c.halfOpenCalls());
-    m.put("circuit", circuit);
     return m;
   }
 

@@ -3,15 +3,43 @@ package dev.sluice.policy;
 import static dev.sluice.policy.Values.POSITIVE_DURATION;
 import static dev.sluice.policy.Values.size;
 
+import dev.sluice.core.policy.RequestTarget;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /** The {@code gateway:} section: the gateway's own limits and timeouts. */
 final class GatewaySection {
 
-  static final List<String> KEYS = List.of("maxBodyBytes", "maxHeaderBytes",
-      "maxInitialLineBytes", "idleTimeout", "handshakeTimeout", "upstreamConnectTimeout",
-      "upstreamResponseTimeout", "healthPath");
+  private static final Field<GatewaySettings, Long> MAX_BODY = Field.size("maxBodyBytes",
+      "a size in 0..1TiB", size(0, 1L << 40), GatewaySettings::maxBodyBytes);
+  private static final Field<GatewaySettings, Long> MAX_HEADER = Field.size("maxHeaderBytes",
+      "a size in 1KiB..1MiB", size(1 << 10, 1 << 20), g -> (long) g.maxHeaderBytes());
+  private static final Field<GatewaySettings, Long> MAX_LINE = Field.size("maxInitialLineBytes",
+      "a size in 256..1MiB", size(256, 1 << 20), g -> (long) g.maxInitialLineBytes());
+  private static final Field<GatewaySettings, Duration> IDLE = Field.duration("idleTimeout",
+      Durations.EXPECTED, POSITIVE_DURATION, GatewaySettings::idleTimeout);
+  private static final Field<GatewaySettings, Duration> HANDSHAKE = Field.duration(
+      "handshakeTimeout", Durations.EXPECTED, POSITIVE_DURATION,
+      GatewaySettings::handshakeTimeout);
+  private static final Field<GatewaySettings, Duration> CONNECT = Field.duration(
+      "upstreamConnectTimeout", Durations.EXPECTED, POSITIVE_DURATION,
+      GatewaySettings::upstreamConnectTimeout);
+  private static final Field<GatewaySettings, Duration> RESPONSE = Field.duration(
+      "upstreamResponseTimeout", Durations.EXPECTED, POSITIVE_DURATION,
+      GatewaySettings::upstreamResponseTimeout);
+  private static final Field<GatewaySettings, String> HEALTH = Field.of("healthPath",
+      "a path like /healthz (answered by the gateway itself on its public listener)", text -> {
+        if (!text.startsWith("/") || text.length() > 256 || text.indexOf('?') >= 0
+            || !RequestTarget.parse(text, RequestTarget.Rules.defaults()).path().equals(text)) {
+          throw new IllegalArgumentException("a normalised path like /healthz");
+        }
+        return text;
+      }, GatewaySettings::healthPath);
+  private static final Fields<GatewaySettings> FIELDS = new Fields<>(MAX_BODY, MAX_HEADER,
+      MAX_LINE, IDLE, HANDSHAKE, CONNECT, RESPONSE, HEALTH);
+
+  static final List<String> KEYS = FIELDS.keys();
 
   private GatewaySection() {}
 
@@ -21,28 +49,13 @@ final class GatewaySection {
     if (o == null) {
       return d;
     }
-    long body = o.get("maxBodyBytes", "a size in 0..1TiB", size(0, 1L << 40), d.maxBodyBytes());
-    long header = o.get("maxHeaderBytes", "a size in 1KiB..1MiB", size(1 << 10, 1 << 20),
-        (long) d.maxHeaderBytes());
-    long line = o.get("maxInitialLineBytes", "a size in 256..1MiB", size(256, 1 << 20),
-        (long) d.maxInitialLineBytes());
-    Duration idle = o.get("idleTimeout", Durations.EXPECTED, POSITIVE_DURATION, d.idleTimeout());
-    Duration handshake = o.get("handshakeTimeout", Durations.EXPECTED, POSITIVE_DURATION,
-        d.handshakeTimeout());
-    Duration connect = o.get("upstreamConnectTimeout", Durations.EXPECTED, POSITIVE_DURATION,
-        d.upstreamConnectTimeout());
-    Duration response = o.get("upstreamResponseTimeout", Durations.EXPECTED, POSITIVE_DURATION,
-        d.upstreamResponseTimeout());
-    String health = o.get("healthPath", "a path like /healthz (answered by the gateway itself on "
-        + "its public listener)", text -> {
-          if (!text.startsWith("/") || text.length() > 256 || text.indexOf('?') >= 0
-              || !dev.sluice.core.policy.RequestTarget.parse(text,
-                  dev.sluice.core.policy.RequestTarget.Rules.defaults()).path().equals(text)) {
-            throw new IllegalArgumentException("a normalised path like /healthz");
-          }
-          return text;
-        }, null);
-    return new GatewaySettings(body, (int) header, (int) line, idle, handshake, connect, response,
-        health);
+    Fields<GatewaySettings>.Row r = FIELDS.read(o, d);
+    return new GatewaySettings(r.get(MAX_BODY), r.get(MAX_HEADER).intValue(),
+        r.get(MAX_LINE).intValue(), r.get(IDLE), r.get(HANDSHAKE), r.get(CONNECT),
+        r.get(RESPONSE), r.get(HEALTH));
+  }
+
+  static Map<String, Object> render(GatewaySettings g) {
+    return FIELDS.render(g);
   }
 }

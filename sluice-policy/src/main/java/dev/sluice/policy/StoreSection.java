@@ -4,7 +4,9 @@ import dev.sluice.core.Circuit;
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.policy.Values.Parser;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.yaml.snakeyaml.nodes.Node;
@@ -18,8 +20,32 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
  */
 final class StoreSection {
 
-  static final List<String> KEYS = List.of("uri", "maxKeys", "keyPrefix", "deadline",
-      "localFallback", "startupWait", "circuit");
+  private static final Field<StoreSettings, String> URI = Field.of("uri",
+      "memory, redis://, rediss:// or redis-cluster:// URI", Values::storeUri,
+      StoreSettings::uri, Values::redact);
+  private static final Field<StoreSettings, Integer> MAX_KEYS = Field.of("maxKeys",
+      "a whole number in 1..2147483647", Values.integer(1, Integer.MAX_VALUE),
+      StoreSettings::maxKeys);
+  private static final Field<StoreSettings, String> PREFIX = Field.of("keyPrefix",
+      "a short string like sluice:", text -> {
+        if (text.length() > 64 || text.matches(".*[\\s{}].*")) {
+          throw new IllegalArgumentException("up to 64 characters without spaces or braces");
+        }
+        return text;
+      }, StoreSettings::keyPrefix);
+  private static final Field<StoreSettings, Duration> DEADLINE = Field.duration("deadline",
+      "a duration in 1ms..1m, like 50ms", Values.within(Duration.ofMillis(1),
+          Duration.ofMinutes(1)), StoreSettings::deadline);
+  private static final Field<StoreSettings, Boolean> FALLBACK = Field.of("localFallback",
+      "true or false", Values.BOOLEAN, StoreSettings::localFallback);
+  private static final Field<StoreSettings, Duration> STARTUP_WAIT = Field.duration(
+      "startupWait", "a duration in 0s..5m, like 10s", Values.within(Duration.ZERO,
+          Duration.ofMinutes(5)), StoreSettings::startupWait);
+  private static final Fields<StoreSettings> FIELDS = new Fields<>(URI, MAX_KEYS, PREFIX,
+      DEADLINE, FALLBACK, STARTUP_WAIT);
+
+  static final List<String> KEYS = java.util.stream.Stream.concat(FIELDS.keys().stream(),
+      java.util.stream.Stream.of("circuit")).toList();
   static final List<String> CIRCUIT_KEYS = List.of("failureRate", "slowCallRate", "slowCall",
       "window", "minimumCalls", "open", "halfOpenCalls");
 
@@ -52,25 +78,26 @@ final class StoreSection {
     if (o == null) {
       return d;
     }
-    String uri = o.get("uri", "memory, redis://, rediss:// or redis-cluster:// URI",
-        Values::storeUri, d.uri());
-    int maxKeys = o.get("maxKeys", "a whole number in 1..2147483647",
-        Values.integer(1, Integer.MAX_VALUE), d.maxKeys());
-    String prefix = o.get("keyPrefix", "a short string like sluice:", text -> {
-      if (text.length() > 64 || text.matches(".*[\\s{}].*")) {
-        throw new IllegalArgumentException("up to 64 characters without spaces or braces");
-      }
-      return text;
-    }, d.keyPrefix());
-    Duration deadline = o.get("deadline", "a duration in 1ms..1m, like 50ms",
-        Values.within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.deadline());
-    boolean fallback = o.get("localFallback", "true or false", Values.BOOLEAN,
-        d.localFallback());
-    Duration startupWait = o.get("startupWait", "a duration in 0s..5m, like 10s",
-        Values.within(Duration.ZERO, Duration.ofMinutes(5)), d.startupWait());
+    Fields<StoreSettings>.Row r = FIELDS.read(o, d);
     Circuit circuit = circuit(walk, o, d.circuit());
+    return new StoreSettings(r.get(URI), r.get(MAX_KEYS), r.get(PREFIX), r.get(DEADLINE),
+        r.get(FALLBACK), circuit, r.get(STARTUP_WAIT));
+  }
 
-    return new StoreSettings(uri, maxKeys, prefix, deadline, fallback, circuit, startupWait);
+  /** The section as the effective policy shows it (the URI without its password). */
+  static Map<String, Object> render(StoreSettings s) {
+    Map<String, Object> m = FIELDS.render(s);
+    Circuit c = s.circuit();
+    Map<String, Object> circuit = new LinkedHashMap<>();
+    circuit.put("failureRate", c.failureRate());
+    circuit.put("slowCallRate", c.slowCallRate());
+    circuit.put("slowCall", c.slowCall() == null ? "deadline" : Durations.format(c.slowCall()));
+    circuit.put("window", Durations.format(c.window()));
+    circuit.put("minimumCalls", c.minimumCalls());
+    circuit.put("open", Durations.format(c.open()));
+    circuit.put("halfOpenCalls", c.halfOpenCalls());
+    m.put("circuit", circuit);
+    return m;
   }
 
   private static Circuit circuit(Walk walk, Mapping store, Circuit d) {

@@ -1,0 +1,59 @@
+package dev.sluice.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A section read and rendered from its one table of fields: the keys it accepts, the defaults of
+ * what it leaves out, the value of what it gives, errors at the value's line, and the rendering.
+ */
+class FieldsTest {
+
+  private static PolicyConfig parse(String... lines) throws Exception {
+    return PolicyLoader.parse(String.join("\n", lines) + "\n", "p.yaml", null, Map.of()).config();
+  }
+
+  @Test
+  void gateway_givenKeysAreRead_theRestAreDefaults_andTheRenderingListsEveryKeyInOrder()
+      throws Exception {
+    GatewaySettings g = parse("gateway:", "  maxHeaderBytes: 16KiB", "  idleTimeout: 2m")
+        .gateway();
+    GatewaySettings d = GatewaySettings.defaults();
+    assertThat(g.maxHeaderBytes()).isEqualTo(16 * 1024);
+    assertThat(g.idleTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(g.maxBodyBytes()).isEqualTo(d.maxBodyBytes());
+    assertThat(g.upstreamResponseTimeout()).isEqualTo(d.upstreamResponseTimeout());
+    Map<String, Object> shown = GatewaySection.render(g);
+    assertThat(List.copyOf(shown.keySet())).containsExactlyElementsOf(GatewaySection.KEYS
+        .stream().filter(k -> !k.equals("healthPath")).toList());
+    assertThat(shown).containsEntry("maxHeaderBytes", "16KiB").containsEntry("idleTimeout", "2m");
+    assertThat(GatewaySection.render(parse("gateway: {healthPath: /up}").gateway()))
+        .containsEntry("healthPath", "/up");
+  }
+
+  @Test
+  void aBadValue_isAnErrorAtItsLine_withWhatTheFieldExpects() {
+    assertThatThrownBy(() -> parse("cors:", "  allowOrigins: [https://a.example]",
+        "  maxAge: soon"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("p.yaml:3: cors.maxAge : \"soon\"");
+    assertThatThrownBy(() -> parse("store:", "  keyPrefix: 'a b'"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("p.yaml:2: store.keyPrefix")
+        .hasMessageContaining("up to 64 characters without spaces or braces");
+  }
+
+  @Test
+  void store_rendersItsUriWithoutThePassword_andItsCircuitAfterTheTable() throws Exception {
+    Map<String, Object> shown = StoreSection.render(parse("store:",
+        "  uri: redis://:s3cret@127.0.0.1:6379", "  maxKeys: 10").store());
+    assertThat(List.copyOf(shown.keySet())).containsExactlyElementsOf(StoreSection.KEYS);
+    assertThat(shown.get("uri").toString()).doesNotContain("s3cret");
+    assertThat(shown).containsEntry("maxKeys", 10);
+  }
+}

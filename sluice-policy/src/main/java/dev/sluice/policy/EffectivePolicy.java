@@ -59,9 +59,9 @@ public final class EffectivePolicy {
     if (c.policy().challenge() != null) {
       out.put("challenge", challenge(c.policy().challenge()));
     }
-    out.put("response", response(c.response()));
+    out.put("response", ResponseSection.render(c.response()));
     out.put("cors", CorsSection.render(c.cors()));
-    out.put("websocket", websocket(c.websocket()));
+    out.put("websocket", WebSocketSection.render(c.websocket()));
     out.put("gateway", GatewaySection.render(c.gateway()));
     out.put("store", StoreSection.render(c.store()));
     if (c.moderation().present()) {
@@ -306,29 +306,6 @@ public final class EffectivePolicy {
     return m;
   }
 
-  private static Map<String, Object> response(ResponseSettings r) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("rateLimitHeaders", r.rateLimitHeaders());
-    m.put("ietfHeaders", r.ietfHeaders());
-    if (r.htmlTemplatePath() != null) {
-      m.put("htmlTemplate", r.htmlTemplatePath());
-    }
-    m.put("unavailableStatus", r.unavailableStatus());
-    if (r.unavailableHtmlTemplatePath() != null) {
-      m.put("unavailableHtmlTemplate", r.unavailableHtmlTemplatePath());
-    }
-    if (r.jsonTemplate() != null) {
-      m.put("jsonTemplate", r.jsonTemplate());
-    }
-    if (r.unavailableJsonTemplate() != null) {
-      m.put("unavailableJsonTemplate", r.unavailableJsonTemplate());
-    }
-    if (r.status() != dev.sluice.core.http.ResponseSpec.DEFAULT_REFUSAL_STATUS) {
-      m.put("status", r.status());
-    }
-    return m;
-  }
-
   /** A human check as written: its secret's file, never the secret. */
   private static Map<String, Object> humanCheck(dev.sluice.core.policy.HumanCheck h) {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -358,29 +335,6 @@ public final class EffectivePolicy {
       limits.add(limit(l));
     }
     m.put("limits", limits);
-    return m;
-  }
-
-  private static Map<String, Object> websocket(WebSocketSettings w) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("refuseBeforeUpgrade", w.refuseBeforeUpgrade());
-    m.put("maxConnectionsPerIp", w.maxConnectionsPerIp());
-    m.put("maxConnectionsUnknown", w.maxConnectionsUnknown());
-    m.put("maxConnectionsPerSession", w.maxConnectionsPerSession());
-    if (w.sessionDimension() != null) {
-      m.put("sessionDimension", w.sessionDimension());
-    }
-    m.put("maxFrameBytes", Durations.formatSize(w.maxFrameBytes()));
-    m.put("maxFragments", w.maxFragments());
-    m.put("floodBurst", w.floodBurst());
-    m.put("floodPerSecond", w.floodPerSecond());
-    if (w.actionField() != null) {
-      m.put("actionField", w.actionField());
-    }
-    m.put("actionRules", w.actionRules());
-    m.put("strikes", w.strikes());
-    m.put("strikeWindow", Durations.format(w.strikeWindow()));
-    m.put("closeTimeout", Durations.format(w.closeTimeout()));
     return m;
   }
 

@@ -57,6 +57,14 @@ final class Field<S, T> {
     return of(name, expected, parser, value, Durations::formatSize);
   }
 
+  /**
+   * A key whose value its section reads itself (a mapping checked against other sections);
+   * the table names it and renders it. {@link #read} gives the default.
+   */
+  static <S, T> Field<S, T> readBySection(String name, Function<S, T> value) {
+    return new Field<>(name, null, null, null, value, v -> v);
+  }
+
   /** A list of {@code item}s (a YAML sequence, or comma-separated text), shown as a list. */
   static <S, E> Field<S, List<E>> list(String name, String expected, Parser<E> item,
       Function<S, List<E>> value) {
@@ -67,6 +75,9 @@ final class Field<S, T> {
   @SuppressWarnings("unchecked")
   T read(Mapping m, S defaults) {
     T d = value.apply(defaults);
+    if (parser == null && item == null) {
+      return d;
+    }
     if (item == null) {
       return m.get(name, expected, parser, d);
     }

@@ -22,10 +22,44 @@ import org.yaml.snakeyaml.nodes.NodeTuple;
 /** The {@code websocket:} section: connection caps, message size, floods, per-action rules. */
 final class WebSocketSection {
 
-  static final List<String> KEYS = List.of("refuseBeforeUpgrade",
-      "maxConnectionsPerIp", "maxConnectionsUnknown", "maxConnectionsPerSession",
-      "sessionDimension", "maxFrameBytes", "maxFragments", "floodBurst", "floodPerSecond",
-      "actionField", "actionRules", "strikes", "strikeWindow", "closeTimeout");
+  private static final String CAP = "0..1000000 (0: no cap)";
+  private static final Field<WebSocketSettings, Boolean> REFUSE = Field.of(
+      "refuseBeforeUpgrade", "true or false", BOOLEAN, WebSocketSettings::refuseBeforeUpgrade);
+  private static final Field<WebSocketSettings, Integer> PER_IP = Field.of(
+      "maxConnectionsPerIp", CAP, integer(0, 1_000_000), WebSocketSettings::maxConnectionsPerIp);
+  private static final Field<WebSocketSettings, Integer> UNKNOWN = Field.of(
+      "maxConnectionsUnknown", CAP, integer(0, 1_000_000),
+      WebSocketSettings::maxConnectionsUnknown);
+  private static final Field<WebSocketSettings, Integer> PER_SESSION = Field.of(
+      "maxConnectionsPerSession", CAP, integer(0, 1_000_000),
+      WebSocketSettings::maxConnectionsPerSession);
+  private static final Field<WebSocketSettings, String> SESSION = Field.of("sessionDimension",
+      "a dimension name", NAME, WebSocketSettings::sessionDimension);
+  private static final Field<WebSocketSettings, Long> FRAME = Field.size("maxFrameBytes",
+      "a size in 125..64MiB", size(125, 64L << 20), w -> (long) w.maxFrameBytes());
+  private static final Field<WebSocketSettings, Integer> FRAGMENTS = Field.of("maxFragments",
+      "1..1000000", integer(1, 1_000_000), WebSocketSettings::maxFragments);
+  private static final Field<WebSocketSettings, Long> BURST = Field.of("floodBurst",
+      "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE), WebSocketSettings::floodBurst);
+  private static final Field<WebSocketSettings, Long> PER_SECOND = Field.of("floodPerSecond",
+      "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE),
+      WebSocketSettings::floodPerSecond);
+  private static final Field<WebSocketSettings, String> ACTION_FIELD = Field.of("actionField",
+      "a JSON field name like type", NAME, WebSocketSettings::actionField);
+  private static final Field<WebSocketSettings, Map<String, String>> ACTION_RULES =
+      Field.readBySection("actionRules", WebSocketSettings::actionRules);
+  private static final Field<WebSocketSettings, Integer> STRIKES = Field.of("strikes",
+      "0..1000 (0: never close)", integer(0, 1000), WebSocketSettings::strikes);
+  private static final Field<WebSocketSettings, Duration> STRIKE_WINDOW = Field.duration(
+      "strikeWindow", Durations.EXPECTED, POSITIVE_DURATION, WebSocketSettings::strikeWindow);
+  private static final Field<WebSocketSettings, Duration> CLOSE_TIMEOUT = Field.duration(
+      "closeTimeout", "a duration in 1ms..1m, like 2s",
+      within(Duration.ofMillis(1), Duration.ofMinutes(1)), WebSocketSettings::closeTimeout);
+  private static final Fields<WebSocketSettings> FIELDS = new Fields<>(REFUSE, PER_IP, UNKNOWN,
+      PER_SESSION, SESSION, FRAME, FRAGMENTS, BURST, PER_SECOND, ACTION_FIELD, ACTION_RULES,
+      STRIKES, STRIKE_WINDOW, CLOSE_TIMEOUT);
+
+  static final List<String> KEYS = FIELDS.keys();
 
   private WebSocketSection() {}
 
@@ -42,37 +76,22 @@ final class WebSocketSection {
     if (o == null) {
       return d;
     }
-    boolean refuse = o.get("refuseBeforeUpgrade", "true or false", BOOLEAN,
-        d.refuseBeforeUpgrade());
-    int perIp = o.get("maxConnectionsPerIp", "0..1000000 (0: no cap)", integer(0, 1_000_000),
-        d.maxConnectionsPerIp());
-    int unknown = o.get("maxConnectionsUnknown", "0..1000000 (0: no cap)",
-        integer(0, 1_000_000), d.maxConnectionsUnknown());
-    int perSession = o.get("maxConnectionsPerSession", "0..1000000 (0: no cap)",
-        integer(0, 1_000_000), d.maxConnectionsPerSession());
-    String session = o.get("sessionDimension", "a dimension name", NAME, d.sessionDimension());
+    Fields<WebSocketSettings>.Row r = FIELDS.read(o, d);
+    String session = r.get(SESSION);
     if (session != null && !dimensions.contains(session)) {
       walk.error(o.node("sessionDimension"), o.path("sessionDimension"), quote(session),
           "a dimension declared under dimensions:, one of " + dimensions);
     }
-    long frame = o.get("maxFrameBytes", "a size in 125..64MiB", size(125, 64L << 20),
-        (long) d.maxFrameBytes());
-    int fragments = o.get("maxFragments", "1..1000000", integer(1, 1_000_000),
-        d.maxFragments());
-    long burst = o.get("floodBurst", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE),
-        d.floodBurst());
-    long perSecond = o.get("floodPerSecond", "a whole number > 0",
-        wholeNumber(1, Integer.MAX_VALUE), d.floodPerSecond());
-    String field = o.get("actionField", "a JSON field name like type", NAME, d.actionField());
+    String field = r.get(ACTION_FIELD);
     Map<String, String> actions = actionRules(walk, o, field, ruleNames, notForMessages);
-    int strikes = o.get("strikes", "0..1000 (0: never close)", integer(0, 1000), d.strikes());
-    Duration strikeWindow = o.get("strikeWindow", Durations.EXPECTED, POSITIVE_DURATION,
-        d.strikeWindow());
-    Duration closeTimeout = o.get("closeTimeout", "a duration in 1ms..1m, like 2s",
-        within(Duration.ofMillis(1), Duration.ofMinutes(1)), d.closeTimeout());
-    return new WebSocketSettings(refuse, perIp, unknown, perSession, session, (int) frame,
-        fragments, burst, perSecond, field, Collections.unmodifiableMap(actions), strikes,
-        strikeWindow, closeTimeout);
+    return new WebSocketSettings(r.get(REFUSE), r.get(PER_IP), r.get(UNKNOWN),
+        r.get(PER_SESSION), session, r.get(FRAME).intValue(), r.get(FRAGMENTS), r.get(BURST),
+        r.get(PER_SECOND), field, Collections.unmodifiableMap(actions), r.get(STRIKES),
+        r.get(STRIKE_WINDOW), r.get(CLOSE_TIMEOUT));
+  }
+
+  static Map<String, Object> render(WebSocketSettings w) {
+    return FIELDS.render(w);
   }
 
   /** Action name to rule name, in file order; {@code "*"} for every other action. */

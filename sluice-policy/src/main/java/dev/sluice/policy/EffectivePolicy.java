@@ -39,7 +39,7 @@ public final class EffectivePolicy {
           c.policy().paths().encodedSlashes().name().toLowerCase(Locale.ROOT));
       out.put("path", path);
     }
-    out.put("trust", trust(c.trust()));
+    out.put("trust", TrustSection.render(c.trust()));
     Map<String, Object> dimensions = new LinkedHashMap<>();
     c.policy().dimensions().forEach((name, source) -> dimensions.put(name, source.toString()));
     out.put("dimensions", dimensions);
@@ -79,7 +79,7 @@ public final class EffectivePolicy {
     }
     RlsSettings r = c.rls();
     if (!c.domains().isEmpty() || !r.equals(RlsSettings.defaults())) {
-      out.put("rls", rls(r));
+      out.put("rls", RlsSection.render(r));
     }
     if (!c.logging().equals(LoggingSettings.defaults())) {
       Map<String, Object> logging = new LinkedHashMap<>();
@@ -89,25 +89,6 @@ public final class EffectivePolicy {
       out.put("logging", logging);
     }
     return out;
-  }
-
-  private static Map<String, Object> rls(RlsSettings r) {
-    Map<String, Object> rls = new LinkedHashMap<>();
-    if (r.listen() != null) {
-      rls.put("listen", r.listen());
-    }
-    rls.put("ietfHeaders", r.ietfHeaders());
-    rls.put("rateLimitHeaders", r.rateLimitHeaders());
-    rls.put("maxDescriptors", r.maxDescriptors());
-    rls.put("maxEntries", r.maxEntries());
-    rls.put("maxValueBytes", r.maxValueBytes());
-    rls.put("checkApi", r.checkApi());
-    Map<String, Object> limit = new LinkedHashMap<>();
-    limit.put("burst", r.checkApiLimit().burst());
-    limit.put("refill", r.checkApiLimit().refill());
-    limit.put("period", Durations.format(r.checkApiLimit().period()));
-    rls.put("checkApiLimit", limit);
-    return rls;
   }
 
   private static List<Object> descriptors(Map<String, RlsDescriptor> nodes) {
@@ -157,19 +138,6 @@ public final class EffectivePolicy {
       out.add(m);
     }
     return out;
-  }
-
-  private static Map<String, Object> trust(TrustSettings t) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("hops", t.hops());
-    m.put("proxies", t.proxies());
-    m.put("headers", t.headers());
-    m.put("ipv6Prefix", t.ipv6Prefix());
-    m.put("unknownBucket", t.unknownBucket());
-    if (!t.clientHeaders().equals(TrustSettings.DEFAULT_CLIENT_HEADERS)) {
-      m.put("clientHeaders", t.clientHeaders());
-    }
-    return m;
   }
 
   /** The settings, never the keys: the file they came from and how many it holds. */

@@ -33,7 +33,7 @@ final class Field<S, T> {
     this.shown = shown;
   }
 
-  /** A scalar shown as {@code shown} makes it (a string, number or boolean). */
+  /** A scalar shown as {@code shown} makes it (a string, number or boolean; null: left out). */
   static <S, T> Field<S, T> of(String name, String expected, Parser<T> parser,
       Function<S, T> value, Function<T, Object> shown) {
     return new Field<>(name, expected, parser, null, value, shown);
@@ -62,13 +62,25 @@ final class Field<S, T> {
    * the table names it and renders it. {@link #read} gives the default.
    */
   static <S, T> Field<S, T> readBySection(String name, Function<S, T> value) {
-    return new Field<>(name, null, null, null, value, v -> v);
+    return readBySection(name, value, v -> v);
+  }
+
+  /** Read by its section, shown as {@code shown} makes it (a nested section's rendering). */
+  static <S, T> Field<S, T> readBySection(String name, Function<S, T> value,
+      Function<T, Object> shown) {
+    return new Field<>(name, null, null, null, value, shown);
   }
 
   /** A list of {@code item}s (a YAML sequence, or comma-separated text), shown as a list. */
   static <S, E> Field<S, List<E>> list(String name, String expected, Parser<E> item,
       Function<S, List<E>> value) {
-    return new Field<>(name, expected, null, item, value, v -> v);
+    return list(name, expected, item, value, v -> v);
+  }
+
+  /** A list shown as {@code shown} makes it (null: left out). */
+  static <S, E> Field<S, List<E>> list(String name, String expected, Parser<E> item,
+      Function<S, List<E>> value, Function<List<E>, Object> shown) {
+    return new Field<>(name, expected, null, item, value, shown);
   }
 
   /** The value {@code m} gives, or the one {@code defaults} has. */

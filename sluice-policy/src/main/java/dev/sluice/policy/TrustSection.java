@@ -7,14 +7,47 @@ import static dev.sluice.policy.Values.quote;
 import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.policy.Policy;
 import java.util.List;
+import java.util.Map;
 
 /** The {@code trust:} section: which forwarding headers are believed, and from whom. */
 final class TrustSection {
 
-  static final List<String> KEYS =
-      List.of("hops", "proxies", "headers", "ipv6Prefix", "unknownBucket", "clientHeaders");
   private static final List<String> HEADER_NAMES =
       List.of("forwarded", "x-forwarded-for", "x-real-ip");
+
+  private static final Field<TrustSettings, Integer> HOPS = Field.of("hops", "0..64",
+      integer(0, 64), TrustSettings::hops);
+  private static final Field<TrustSettings, List<String>> PROXIES = Field.list("proxies",
+      "networks like 10.0.0.0/8 or 192.168.1.7", text -> {
+        try {
+          ClientAddressResolver.builder().trustedProxies(List.of(text));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(
+              "networks like 10.0.0.0/8, 2001:db8::/32 or 192.168.1.7");
+        }
+        return text;
+      }, TrustSettings::proxies);
+  private static final Field<TrustSettings, List<String>> HEADERS = Field.list("headers",
+      "one of " + String.join(", ", HEADER_NAMES), oneOf(HEADER_NAMES), TrustSettings::headers);
+  private static final Field<TrustSettings, Integer> IPV6_PREFIX = Field.of("ipv6Prefix",
+      "1..128", integer(1, 128), TrustSettings::ipv6Prefix);
+  private static final Field<TrustSettings, String> UNKNOWN = Field.of("unknownBucket",
+      "1..64 printable ASCII characters, no spaces", text -> {
+        ClientAddressResolver.builder().unknownBucket(text);
+        return text;
+      }, TrustSettings::unknownBucket);
+  private static final Field<TrustSettings, List<String>> CLIENT_HEADERS = Field.list(
+      "clientHeaders", "header names like True-Client-IP", text -> {
+        if (!text.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}")) {
+          throw new IllegalArgumentException("header names like True-Client-IP");
+        }
+        return text.toLowerCase(java.util.Locale.ROOT);
+      }, TrustSettings::clientHeaders,
+      v -> v.equals(TrustSettings.DEFAULT_CLIENT_HEADERS) ? null : v);
+  private static final Fields<TrustSettings> FIELDS = new Fields<>(HOPS, PROXIES, HEADERS,
+      IPV6_PREFIX, UNKNOWN, CLIENT_HEADERS);
+
+  static final List<String> KEYS = FIELDS.keys();
 
   private TrustSection() {}
 
@@ -25,25 +58,12 @@ final class TrustSection {
     if (t == null) {
       return d;
     }
-    int hops = t.get("hops", "0..64", integer(0, 64), d.hops());
-    List<String> proxies = t.list("proxies", "networks like 10.0.0.0/8 or 192.168.1.7",
-        text -> {
-          try {
-            ClientAddressResolver.builder().trustedProxies(List.of(text));
-          } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                "networks like 10.0.0.0/8, 2001:db8::/32 or 192.168.1.7");
-          }
-          return text;
-        }, d.proxies());
-    List<String> headers = t.list("headers", "one of " + String.join(", ", HEADER_NAMES),
-        oneOf(HEADER_NAMES), d.headers());
-    int prefix = t.get("ipv6Prefix", "1..128", integer(1, 128), d.ipv6Prefix());
-    String unknown = t.get("unknownBucket", "1..64 printable ASCII characters, no spaces",
-        text -> {
-          ClientAddressResolver.builder().unknownBucket(text);
-          return text;
-        }, d.unknownBucket());
+    Fields<TrustSettings>.Row r = FIELDS.read(t, d);
+    int hops = r.get(HOPS);
+    List<String> proxies = r.get(PROXIES);
+    List<String> headers = r.get(HEADERS);
+    int prefix = r.get(IPV6_PREFIX);
+    String unknown = r.get(UNKNOWN);
     ClientAddressResolver.Builder resolver = ClientAddressResolver.builder()
         .ipv6Prefix(prefix).unknownBucket(unknown)
         .header(ClientAddressResolver.Header.FORWARDED, headers.contains("forwarded"))
@@ -57,14 +77,13 @@ final class TrustSection {
       resolver.trustedHops(hops).trustedProxies(proxies);
     }
     policy.clientAddress(resolver.build());
-    List<String> clientHeaders = t.list("clientHeaders", "header names like True-Client-IP",
-        text -> {
-          if (!text.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}")) {
-            throw new IllegalArgumentException("header names like True-Client-IP");
-          }
-          return text.toLowerCase(java.util.Locale.ROOT);
-        }, d.clientHeaders());
+    List<String> clientHeaders = r.get(CLIENT_HEADERS);
     return new TrustSettings(hops, List.copyOf(proxies), List.copyOf(headers), prefix, unknown,
         List.copyOf(clientHeaders));
+  }
+
+  /** The section as the effective policy shows it ({@code clientHeaders} when not the default). */
+  static Map<String, Object> render(TrustSettings t) {
+    return FIELDS.render(t);
   }
 }

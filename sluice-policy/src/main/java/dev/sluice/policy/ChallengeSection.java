@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 
 /**
@@ -28,13 +29,80 @@ import java.util.Locale;
  */
 final class ChallengeSection {
 
-  static final List<String> KEYS = List.of("keyFile", "clearance", "solveWithin", "ipv4Prefix",
-      "ipv6Prefix", "noscript", "noscriptWait", "status", "skip", "cookie", "secureCookie",
-      "limit");
-  static final List<String> LIMIT_KEYS = List.of("maxScore", "decay", "failureCost",
-      "raiseEvery");
   static final String KEY_FILE_EXPECTED = "a file of base64 keys of at least 32 bytes, one per "
       + "line (make one with: head -c 32 /dev/urandom | base64)";
+
+  // Empty (as ${VAR:-} gives when VAR is unset): no file, this process's random key.
+  private static final Field<Challenge, String> KEY_FILE = Field.of("keyFile", KEY_FILE_EXPECTED,
+      text -> {
+        if (text.length() > 1024) {
+          throw new IllegalArgumentException(KEY_FILE_EXPECTED);
+        }
+        return text.strip();
+      }, Challenge::keySource);
+  private static final Field<Challenge, Duration> CLEARANCE = Field.duration("clearance",
+      "a duration from 1m to 30d, like 1h", within(Duration.ofMinutes(1), Duration.ofDays(30)),
+      Challenge::clearance);
+  private static final Field<Challenge, Duration> SOLVE_WITHIN = Field.duration("solveWithin",
+      "a duration from 10s to 1h, like 5m", within(Duration.ofSeconds(10), Duration.ofHours(1)),
+      Challenge::solveWithin);
+  private static final Field<Challenge, Integer> IPV4_PREFIX = Field.of("ipv4Prefix",
+      "a whole number 8..32", integer(8, 32), Challenge::ipv4Prefix);
+  private static final Field<Challenge, Integer> IPV6_PREFIX = Field.of("ipv6Prefix",
+      "a whole number 16..128", integer(16, 128), Challenge::ipv6Prefix);
+  private static final Field<Challenge, String> NOSCRIPT = Field.of("noscript",
+      "refresh (the page reloads after noscriptWait and passes) or refuse (it asks for "
+          + "JavaScript)", oneOf(List.of("refresh", "refuse")),
+      c -> c.noscript().name().toLowerCase(Locale.ROOT));
+  private static final Field<Challenge, Duration> NOSCRIPT_WAIT = Field.duration("noscriptWait",
+      "a duration from 1s to 1m, like 5s", within(Duration.ofSeconds(1), Duration.ofMinutes(1)),
+      Challenge::noscriptWait);
+  private static final Field<Challenge, Integer> STATUS = Field.of("status",
+      "200..599 but 204, 205 and 304 (default 429)", text -> {
+        int v = integer(200, 599).parse(text);
+        Challenge.builder().status(v);
+        return v;
+      }, Challenge::status);
+  private static final Field<Challenge, List<String>> SKIP = Field.list("skip",
+      "a path glob like /robots.txt or /.well-known/**", text -> {
+        Challenge.builder().skip(List.of(text.trim()));
+        return text.trim();
+      }, Challenge::skip);
+  private static final Field<Challenge, String> COOKIE = Field.of("cookie",
+      "a cookie name: letters, digits or !#$%&'*+.^_`|~-", text -> {
+        Challenge.builder().cookie(text.trim());
+        return text.trim();
+      }, Challenge::cookie);
+  private static final Field<Challenge, Boolean> SECURE_COOKIE = Field.of("secureCookie",
+      "true or false", BOOLEAN, Challenge::secureCookie);
+
+  private static final Field<Challenge, Double> MAX_SCORE = Field.of("maxScore",
+      "a number 2..1e9", text -> {
+        double v = Values.POSITIVE_NUMBER.parse(text);
+        if (v < 2 || v > 1e9) {
+          throw new IllegalArgumentException("a number 2..1e9");
+        }
+        return v;
+      }, Challenge::maxScore);
+  private static final Field<Challenge, Duration> DECAY = Field.duration("decay",
+      "a duration from 10ms to 1h, like 15s", within(Duration.ofMillis(10), Duration.ofHours(1)),
+      Challenge::decay);
+  private static final Field<Challenge, Integer> FAILURE_COST = Field.of("failureCost",
+      "a whole number 1..maxScore", integer(1, 1_000_000), Challenge::failureCost);
+  private static final Field<Challenge, Integer> RAISE_EVERY = Field.of("raiseEvery",
+      "a whole number 1..10000", integer(1, 10_000), Challenge::raiseEvery);
+  /** The {@code limit:} mapping: the challenge's own limit, core's score per address. */
+  private static final Fields<Challenge> LIMIT = new Fields<>(MAX_SCORE, DECAY, FAILURE_COST,
+      RAISE_EVERY);
+
+  private static final Field<Challenge, Challenge> LIMIT_FIELD = Field.readBySection("limit",
+      c -> c, LIMIT::render);
+  private static final Fields<Challenge> FIELDS = new Fields<>(KEY_FILE, CLEARANCE, SOLVE_WITHIN,
+      IPV4_PREFIX, IPV6_PREFIX, NOSCRIPT, NOSCRIPT_WAIT, STATUS, SKIP, COOKIE, SECURE_COOKIE,
+      LIMIT_FIELD);
+
+  static final List<String> KEYS = FIELDS.keys();
+  static final List<String> LIMIT_KEYS = LIMIT.keys();
 
   private ChallengeSection() {}
 
@@ -46,69 +114,28 @@ final class ChallengeSection {
     if (m == null) {
       return;
     }
+    Challenge d = Challenge.defaults();
+    Fields<Challenge>.Row r = FIELDS.read(m, d);
     Challenge.Builder b = Challenge.builder();
-    // Empty (as ${VAR:-} gives when VAR is unset): no file, this process's random key.
-    String file = m.get("keyFile", KEY_FILE_EXPECTED, text -> {
-      if (text.length() > 1024) {
-        throw new IllegalArgumentException(KEY_FILE_EXPECTED);
-      }
-      return text.strip();
-    }, "");
-    if (!file.isEmpty()) {
+    String file = r.get(KEY_FILE);
+    if (file != null && !file.isEmpty()) {
       keys(walk, m, file, b);
     }
-    set(walk, m, "clearance", () -> b.clearance(m.get("clearance", "a duration from 1m to 30d, "
-        + "like 1h", within(Duration.ofMinutes(1), Duration.ofDays(30)),
-        Challenge.DEFAULT_CLEARANCE)));
-    set(walk, m, "solveWithin", () -> b.solveWithin(m.get("solveWithin", "a duration from 10s "
-        + "to 1h, like 5m", within(Duration.ofSeconds(10), Duration.ofHours(1)),
-        Challenge.DEFAULT_SOLVE_WITHIN)));
-    int v4 = m.get("ipv4Prefix", "a whole number 8..32", integer(8, 32), 24);
-    int v6 = m.get("ipv6Prefix", "a whole number 16..128", integer(16, 128), 64);
-    b.prefixes(v4, v6);
-    String noscript = m.get("noscript", "refresh (the page reloads after noscriptWait and "
-        + "passes) or refuse (it asks for JavaScript)", oneOf(List.of("refresh", "refuse")),
-        "refresh");
-    b.noscript(Challenge.NoScript.valueOf(noscript.toUpperCase(Locale.ROOT)));
-    set(walk, m, "noscriptWait", () -> b.noscriptWait(m.get("noscriptWait", "a duration from "
-        + "1s to 1m, like 5s", within(Duration.ofSeconds(1), Duration.ofMinutes(1)),
-        Challenge.DEFAULT_NOSCRIPT_WAIT)));
-    int status = m.get("status", "200..599 but 204, 205 and 304 (default 429)", text -> {
-      int v = integer(200, 599).parse(text);
-      Challenge.builder().status(v);
-      return v;
-    }, Challenge.DEFAULT_STATUS);
-    b.status(status);
-    List<String> skip = m.list("skip", "a path glob like /robots.txt or /.well-known/**",
-        text -> {
-          Challenge.builder().skip(List.of(text.trim()));
-          return text.trim();
-        }, Challenge.DEFAULT_SKIP);
-    b.skip(skip);
-    String cookie = m.get("cookie", "a cookie name: letters, digits or !#$%&'*+.^_`|~-", text -> {
-      Challenge.builder().cookie(text.trim());
-      return text.trim();
-    }, Challenge.DEFAULT_COOKIE);
-    b.cookie(cookie);
-    b.secureCookie(m.get("secureCookie", "true or false", BOOLEAN, false));
+    set(walk, m, "clearance", () -> b.clearance(r.get(CLEARANCE)));
+    set(walk, m, "solveWithin", () -> b.solveWithin(r.get(SOLVE_WITHIN)));
+    b.prefixes(r.get(IPV4_PREFIX), r.get(IPV6_PREFIX));
+    b.noscript(Challenge.NoScript.valueOf(r.get(NOSCRIPT).toUpperCase(Locale.ROOT)));
+    set(walk, m, "noscriptWait", () -> b.noscriptWait(r.get(NOSCRIPT_WAIT)));
+    b.status(r.get(STATUS));
+    b.skip(r.get(SKIP));
+    b.cookie(r.get(COOKIE));
+    b.secureCookie(r.get(SECURE_COOKIE));
     Mapping limit = Mapping.of(walk, m.node("limit"), m.path("limit"), LIMIT_KEYS,
         "a mapping with maxScore, decay, failureCost, raiseEvery");
     if (limit != null) {
-      double max = limit.get("maxScore", "a number 2..1e9", text -> {
-        double v = Values.POSITIVE_NUMBER.parse(text);
-        if (v < 2 || v > 1e9) {
-          throw new IllegalArgumentException("a number 2..1e9");
-        }
-        return v;
-      }, Challenge.DEFAULT_MAX_SCORE);
-      Duration decay = limit.get("decay", "a duration from 10ms to 1h, like 15s",
-          within(Duration.ofMillis(10), Duration.ofHours(1)), Challenge.DEFAULT_DECAY);
-      int failure = limit.get("failureCost", "a whole number 1..maxScore", integer(1, 1_000_000),
-          Challenge.DEFAULT_FAILURE_COST);
-      int raise = limit.get("raiseEvery", "a whole number 1..10000", integer(1, 10_000),
-          Challenge.DEFAULT_RAISE_EVERY);
+      Fields<Challenge>.Row l = LIMIT.read(limit, d);
       try {
-        b.limit(max, decay, failure, raise);
+        b.limit(l.get(MAX_SCORE), l.get(DECAY), l.get(FAILURE_COST), l.get(RAISE_EVERY));
       } catch (IllegalArgumentException e) {
         walk.coreError(limit.node, limit.path, e, limit);
       }
@@ -179,5 +206,9 @@ final class ChallengeSection {
     } catch (IllegalArgumentException e) {
       return null;
     }
+  }
+
+  static Map<String, Object> render(Challenge c) {
+    return FIELDS.render(c);
   }
 }

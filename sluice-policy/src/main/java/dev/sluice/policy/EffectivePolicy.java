@@ -57,7 +57,7 @@ public final class EffectivePolicy {
     out.put("routes", routes);
     out.put("global", c.policy().global().stream().map(Rule::name).toList());
     if (c.policy().challenge() != null) {
-      out.put("challenge", challenge(c.policy().challenge()));
+      out.put("challenge", ChallengeSection.render(c.policy().challenge()));
     }
     out.put("response", ResponseSection.render(c.response()));
     out.put("cors", CorsSection.render(c.cors()));
@@ -138,31 +138,6 @@ public final class EffectivePolicy {
       out.add(m);
     }
     return out;
-  }
-
-  /** The settings, never the keys: the file they came from and how many it holds. */
-  private static Map<String, Object> challenge(dev.sluice.core.policy.Challenge ch) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    if (ch.keySource() != null) {
-      m.put("keyFile", ch.keySource());
-    }
-    m.put("clearance", Durations.format(ch.clearance()));
-    m.put("solveWithin", Durations.format(ch.solveWithin()));
-    m.put("ipv4Prefix", ch.ipv4Prefix());
-    m.put("ipv6Prefix", ch.ipv6Prefix());
-    m.put("noscript", lower(ch.noscript()));
-    m.put("noscriptWait", Durations.format(ch.noscriptWait()));
-    m.put("status", ch.status());
-    m.put("skip", ch.skip());
-    m.put("cookie", ch.cookie());
-    m.put("secureCookie", ch.secureCookie());
-    Map<String, Object> limit = new LinkedHashMap<>();
-    limit.put("maxScore", ch.maxScore());
-    limit.put("decay", Durations.format(ch.decay()));
-    limit.put("failureCost", ch.failureCost());
-    limit.put("raiseEvery", ch.raiseEvery());
-    m.put("limit", limit);
-    return m;
   }
 
   private static Map<String, Object> rule(Rule r, String offSwitch) {

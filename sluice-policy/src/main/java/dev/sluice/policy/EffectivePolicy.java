@@ -82,11 +82,7 @@ public final class EffectivePolicy {
       out.put("rls", RlsSection.render(r));
     }
     if (!c.logging().equals(LoggingSettings.defaults())) {
-      Map<String, Object> logging = new LinkedHashMap<>();
-      logging.put("access", c.logging().access().name().toLowerCase(java.util.Locale.ROOT));
-      logging.put("accessFile", c.logging().accessFile() == null ? "-"
-          : c.logging().accessFile().toString());
-      out.put("logging", logging);
+      out.put("logging", LoggingSection.render(c.logging()));
     }
     return out;
   }

@@ -152,7 +152,7 @@ final class MemoryChecks {
     while (!lockAll(entries, order, n)) {
       unlockAll(entries, n);
       for (int i = 0; i < n; i++) {
-        store.locate(entries[i], rules.get(i), sc.hash);
+        store.locate(entries[i], rules.get(i), sc.hash, false);
       }
     }
     try {

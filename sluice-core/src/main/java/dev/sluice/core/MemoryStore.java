@@ -219,6 +219,16 @@ final class MemoryStore implements Store {
    * is full, the owner's overflow bucket instead. {@code owner} is a Rule or a Cooldown.
    */
   void locate(Entry e, Object owner, KeyHash hash) {
+    locate(e, owner, hash, true);
+  }
+
+  /**
+   * As {@link #locate(Entry, Object, KeyHash)}; without {@code maySweep} a full store sends the
+   * key to its overflow bucket without sweeping. A check of several keys relocates them so after
+   * one died: a sweep there could drop the fresh key it had just inserted for another of its
+   * rules, and with a cap under ten keys (a sweep on every miss) do so for ever.
+   */
+  void locate(Entry e, Object owner, KeyHash hash, boolean maySweep) {
     MemoryTable t = e.table;
     MemoryTable.Arrays arrays = t.segment(e.ka).arrays;
     int base = t.find(arrays, e.ka, e.kb);
@@ -227,7 +237,7 @@ final class MemoryStore implements Store {
       return;
     }
     if (live.get() >= maxKeys - overflowReserve) {
-      if (fullMisses.incrementAndGet() >= nextSweepAt) {
+      if (maySweep && fullMisses.incrementAndGet() >= nextSweepAt) {
         sweep(now(), true);
       }
       if (live.get() >= maxKeys - overflowReserve) {
@@ -235,7 +245,7 @@ final class MemoryStore implements Store {
         return;
       }
     }
-    if (newKeys.incrementAndGet() >= nextFreshSweep) {
+    if (newKeys.incrementAndGet() >= nextFreshSweep && maySweep) {
       sweep(now(), false);
     }
     insert(e);

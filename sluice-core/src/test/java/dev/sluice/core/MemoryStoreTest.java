@@ -94,4 +94,34 @@ class MemoryStoreTest {
         .build();
     assertThat(limiter.check(List.of(wider), who, 1).allowed()).isTrue();
   }
+
+  /**
+   * Regression: a check of two rules on a store of fewer than ten keys looped for ever. Full, the
+   * store sweeps on every miss; relocating the two keys after the sweep killed one, the second's
+   * sweep dropped the fresh key just inserted for the first, and so on. Relocation no longer
+   * sweeps. Thirty clients over caps of 1 to 40 keys: every check returns, within the cap.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 120, threadMode =
+      org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void twoRulesOnATinyStore_everyCheckReturns_andTheCapHolds() {
+    Rule bucket = Rule.builder("bucket")
+        .limit(Limit.tokenBucket("bucket", 3, 6, Duration.ofSeconds(1))).build();
+    Rule window = Rule.builder("window")
+        .limit(Limit.fixedWindow("window", 4, Duration.ofSeconds(2))).build();
+    for (int cap = 1; cap <= 40; cap++) {
+      Store store = Store.memory(ticker, cap);
+      RateLimiter limiter = RateLimiter.of(store);
+      MutableDecision d = new MutableDecision();
+      int allowed = 0;
+      for (int i = 0; i < 2_000; i++) {
+        ticker.advance(Duration.ofMillis(300));
+        if (limiter.check(List.of(bucket, window), Identity.ip("192.0.2." + (i % 30)), 1, d)) {
+          allowed++;
+        }
+        assertThat(store.size()).as("cap " + cap).isLessThanOrEqualTo(cap);
+      }
+      assertThat(allowed).as("cap " + cap).isPositive();
+    }
+  }
 }

@@ -127,6 +127,11 @@ final class MemoryTable {
     return -1;
   }
 
+  /** Where the home slot of key {@code kb} starts in {@code arrays.slots} (for a prefetch). */
+  int homeBase(Arrays arrays, long kb) {
+    return home(kb, arrays.capacity) * stride;
+  }
+
   private static int home(long kb, int cap) {
     return (int) (((kb >>> 32) * cap) >>> 32);
   }

@@ -29,6 +29,15 @@ public interface Store extends AutoCloseable {
   void evaluate(List<Rule> rules, Identity identity, long cost, Verdicts out);
 
   /**
+   * A hint that checks are about to be made, of {@code rules[i]} for {@code identities[i]} for
+   * each {@code i < count}: the store may start bringing those keys' state into the CPU's cache
+   * now, all at once, so that a caller deciding many requests in a row (the replay) overlaps
+   * their memory latency instead of waiting for each key in turn. Decides, inserts and changes
+   * nothing, and never throws on a rule it does not know; this default does nothing.
+   */
+  default void prefetch(List<Rule>[] rules, Identity[] identities, int count) {}
+
+  /**
    * {@link #evaluate} without waiting: the stage completes with {@code out} once the verdicts
    * are in it, or exceptionally when the store cannot answer. A store that answers in this JVM
    * completes it before returning and returns {@link Verdicts#completed()}, so it allocates

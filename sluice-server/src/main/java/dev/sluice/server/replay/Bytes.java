@@ -14,6 +14,11 @@ final class Bytes {
 
   private Bytes() {}
 
+  /** The eight bytes at {@code b[i, i + 8)} as one little-endian word. */
+  static long word(byte[] b, int i) {
+    return (long) LONGS.get(b, i);
+  }
+
   /** The first index of {@code c} in {@code b[from, to)}, or -1. */
   static int indexOf(byte[] b, int from, int to, byte c) {
     long pattern = (c & 0xffL) * ONES;

@@ -12,11 +12,12 @@ import java.util.Arrays;
  * of it still overlaps), every request counted, refused or not: the load the client offered.
  * A limit of L per window refuses, roughly, the clients whose peak is above L.
  *
- * <p>Layout: an open-addressing table of keys at half load (a probe reads the next word, in the
- * same cache line) pointing into one dense {@code long[]} holding each client's fields side by
- * side ({@value #HEAD} words, then {@value #PER_RULE} per rule), so a request touches a few cache
- * lines, not one per field and probe (a field per array and probes over the data cost 38% of a
- * replay's samples in a profile, issue 23).
+ * <p>Layout: an open-addressing table of keys at half load, each key beside the client's number
+ * (a probe reads the next pair, in the same cache line), pointing into one dense {@code long[]}
+ * holding each client's fields side by side ({@value #HEAD} words, then {@value #PER_RULE} per
+ * rule), so a request touches a few cache lines, not one per field and probe (a field per array
+ * and probes over the data cost 38% of a replay's samples in a profile, issue 23), and
+ * {@link #prefetch} can start loading both a few lines ahead.
  *
  * <p>Memory: at most {@code cap} clients (the store's key cap by default). When a new client
  * would pass it, clients idle for longer than the longest rule window are flushed (their peaks go
@@ -41,9 +42,12 @@ final class ClientTable {
   private final long[] windowMicros;
   final PeakHistogram[] histograms;
   private int mask;
-  /** Probed: the client hash of each slot (0 for none), and where its fields start in t. */
+  /**
+   * Probed, two words a slot: the client hash (0 for none), then its number (its fields start at
+   * number * stride in t); side by side, so a probe that finds its key has its number in the
+   * same cache line.
+   */
   private long[] keys;
-  private int[] index;
   /** The clients' fields, densely, in arrival order. */
   private long[] t;
   private int size;
@@ -69,8 +73,7 @@ final class ClientTable {
 
   private void allocate(int slots, int clients) {
     mask = slots - 1;
-    keys = new long[slots];
-    index = new int[slots];
+    keys = new long[slots * 2];
     t = new long[Math.max(16, clients) * stride];
     size = 0;
   }
@@ -87,7 +90,7 @@ final class ClientTable {
     long k = key == 0 ? 1 : key;
     int i = find(k);
     if (keys[i] == k) {
-      int c = index[i];
+      int c = (int) keys[i + 1];
       t[c * stride + 3] = now;
       return c;
     }
@@ -103,7 +106,7 @@ final class ClientTable {
     }
     int c = size++;
     keys[i] = k;
-    index[i] = c;
+    keys[i + 1] = c;
     int b = c * stride;
     Arrays.fill(t, b, b + stride, 0);
     t[b] = k;
@@ -118,15 +121,38 @@ final class ClientTable {
   int lookup(long key) {
     long k = key == 0 ? 1 : key;
     int i = find(k);
-    return keys[i] == k ? index[i] : NONE;
+    return keys[i] == k ? (int) keys[i + 1] : NONE;
   }
 
+  /**
+   * Starts loading the home slots of clients {@code keys[0, n)} and the fields of those there,
+   * for requests decided right after (the replay decides in batches so these loads overlap):
+   * each pass is a tight loop of independent reads. {@code found} is scratch of length >= n.
+   * Returns a value of no meaning, which the caller keeps so the reads are not optimised away.
+   */
+  long prefetch(long[] keys, long[] found, int n) {
+    long[] k = this.keys;
+    for (int j = 0; j < n; j++) {
+      long key = keys[j] == 0 ? 1 : keys[j];
+      int i = ((int) Hashes.mix(key) & mask) << 1;
+      found[j] = k[i] == key ? k[i + 1] : -1;
+    }
+    long sink = 0;
+    for (int j = 0; j < n; j++) {
+      if (found[j] >= 0) {
+        sink += t[(int) found[j] * stride + 3];
+      }
+    }
+    return sink;
+  }
+
+  /** The index in keys of {@code k}'s slot, or of the empty slot where it would go. */
   private int find(long k) {
     int i = (int) Hashes.mix(k) & mask;
     while (true) {
-      long at = keys[i];
+      long at = keys[i << 1];
       if (at == 0 || at == k) {
-        return i;
+        return i << 1;
       }
       i = (i + 1) & mask;
     }
@@ -256,8 +282,7 @@ final class ClientTable {
     long[] old = t;
     int clients = size;
     mask = slots - 1;
-    keys = new long[slots];
-    index = new int[slots];
+    keys = new long[slots * 2];
     size = 0;
     for (int c = 0; c < clients; c++) {
       int b = c * stride;
@@ -272,7 +297,7 @@ final class ClientTable {
       }
       int i = find(old[n * stride]);
       keys[i] = old[n * stride];
-      index[i] = n;
+      keys[i + 1] = n;
     }
   }
 }

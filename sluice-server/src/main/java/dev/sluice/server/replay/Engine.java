@@ -18,10 +18,20 @@ import java.util.Map;
  * One policy replayed: the gateway's own policy matching ({@link Policy#select}) and the real
  * engine ({@link RateLimiter} on the in-memory store with its key cap) on a clock the log drives,
  * deciding each line as the live gateway decided its request, and counting what it saw.
+ *
+ * <p>Lines are decided in batches of {@value #BATCH}: each line is first matched (its target,
+ * {@code Policy.select}, the client's address: nothing the decisions change), then the batch's
+ * store keys and client slots are hinted all at once ({@link Store#prefetch},
+ * {@link ClientTable#prefetch}: tight loops of independent reads, so their cache misses overlap
+ * instead of coming one after another; a miss costs about 250 ns here), then the lines are
+ * decided in order, the clock moved by each line's time as before.
  */
 final class Engine {
 
-  /** Hears every decision (tests compare them with the gateway's). */
+  /**
+   * Hears every decision, in the lines' order (tests compare them with the gateway's); the record
+   * it gets carries the line's number and input only.
+   */
   interface Listener {
     void decided(LogRecord r, String outcome, String rule, String route);
   }
@@ -35,8 +45,30 @@ final class Engine {
   private static final byte[] INVALID_BYTES = INVALID.getBytes(
       java.nio.charset.StandardCharsets.US_ASCII);
 
+  /** Lines matched and hinted before the first of them is decided. */
+  static final int BATCH = 16;
+  private static final int K_INVALID = 0;
+  private static final int K_EXEMPT = 1;
+  private static final int K_ALLOWLISTED = 2;
+  private static final int K_UNLIMITED = 3;
+  private static final int K_LIMITED = 4;
+
+  /** A line matched and waiting for its decision: what the decision needs of it. */
+  private static final class Pending {
+    /** The line's number and input, for the listener (no field of the line is kept). */
+    final LogRecord echo = new LogRecord();
+    long micros;
+    int kind;
+    Check check;
+    ClientAddress client;
+    long key;
+    boolean hasAgent;
+    long agent;
+  }
+
   final Policy policy;
   final ReplayClock clock = new ReplayClock();
+  private final Store store;
   private final RateLimiter limiter;
   private final ReplayView view;
   private final MutableDecision decision = new MutableDecision();
@@ -44,10 +76,23 @@ final class Engine {
   private final Map<String, Integer> ruleByName = new HashMap<>();
   final Tally tally;
   private final Listener listener;
+  private final Pending[] pending = new Pending[BATCH];
+  private int pendingCount;
+  @SuppressWarnings("unchecked")
+  private final List<Rule>[] hintRules = new List[BATCH];
+  private final dev.sluice.core.Identity[] hintIdentities = new dev.sluice.core.Identity[BATCH];
+  private final long[] hintClients = new long[BATCH];
+  private final long[] hintFound = new long[BATCH];
+  /** Where the hints' reads go, so the JIT keeps them; of no meaning. */
+  long sink;
 
   Engine(Policy policy, int maxKeys, int clientCap, Listener listener) {
     this.policy = policy;
-    this.limiter = RateLimiter.of(Store.memory(clock, maxKeys));
+    this.store = Store.memory(clock, maxKeys);
+    this.limiter = RateLimiter.of(store);
+    for (int i = 0; i < BATCH; i++) {
+      pending[i] = new Pending();
+    }
     this.listener = listener;
     this.view = new ReplayView(policy.paths());
     List<String> names = new ArrayList<>();
@@ -69,53 +114,122 @@ final class Engine {
     return Math.max(1000, nanos / 1000);
   }
 
-  void decide(LogRecord r) {
-    long now = clock.advance(r.micros);
+  /**
+   * Takes the line {@code r} (read into a record its input reuses): matched now, decided with
+   * its batch, in the order offered. {@link #finish} decides the last batch.
+   */
+  void offer(LogRecord r) {
+    prepare(r, pending[pendingCount++]);
+    if (pendingCount == BATCH) {
+      flush();
+    }
+  }
+
+  /** Decides the lines offered and not yet decided, in order, after hinting their keys. */
+  void flush() {
+    int n = pendingCount;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      Pending p = pending[i];
+      if (p.kind == K_LIMITED) {
+        hintRules[m] = p.check.rules();
+        hintIdentities[m] = p.check.identity();
+        hintClients[m] = p.key;
+        m++;
+      }
+    }
+    store.prefetch(hintRules, hintIdentities, m);
+    sink += tally.clients.prefetch(hintClients, hintFound, m);
+    for (int i = 0; i < n; i++) {
+      decide(pending[i]);
+    }
+    java.util.Arrays.fill(hintRules, 0, m, null);
+    java.util.Arrays.fill(hintIdentities, 0, m, null);
+    pendingCount = 0;
+  }
+
+  /** Everything of the line its decision needs, which no decision changes. */
+  private void prepare(LogRecord r, Pending p) {
+    p.micros = r.micros;
+    p.echo.line = r.line;
+    p.echo.input = r.input;
+    p.check = null;
+    p.client = null;
+    view.reset(r);
+    // The gateway answers these itself (400) and decides nothing: a target its path rule
+    // refuses, and in its own log a line it marked invalid (413, 431, a bad head).
+    if (!view.target().ok() || r.is(Field.OUTCOME, INVALID_BYTES)) {
+      p.kind = K_INVALID;
+      return;
+    }
+    Check check = policy.select(view);
+    p.check = check;
+    if (check.exempt()) {
+      p.kind = check.allowlisted() ? K_ALLOWLISTED : K_EXEMPT;
+      return;
+    }
+    if (check.rules().isEmpty()) {
+      p.kind = K_UNLIMITED;
+      return;
+    }
+    p.kind = K_LIMITED;
+    ClientAddress client = view.clientAddress(policy.clientAddress());
+    p.client = client;
+    p.key = key(client);
+    p.hasAgent = r.has(Field.USER_AGENT) || r.has(Field.SESSION);
+    p.agent = !p.hasAgent ? 0 : r.has(Field.SESSION) ? r.sketch(Field.SESSION)
+        : r.sketch(Field.USER_AGENT);
+  }
+
+  private void decide(Pending p) {
+    long now = clock.advance(p.micros);
     Tally t = tally;
     if (t.firstMicros == Long.MIN_VALUE) {
       t.firstMicros = now;
     }
     t.lastMicros = now;
     t.decided++;
-    view.reset(r);
-    // The gateway answers these itself (400) and decides nothing: a target its path rule
-    // refuses, and in its own log a line it marked invalid (413, 431, a bad head).
-    if (!view.target().ok() || r.is(Field.OUTCOME, INVALID_BYTES)) {
-      t.invalid++;
-      if (listener != null) {
-        listener.decided(r, INVALID, null, null);
+    LogRecord r = p.echo;
+    Check check = p.check;
+    switch (p.kind) {
+      case K_INVALID -> {
+        t.invalid++;
+        if (listener != null) {
+          listener.decided(r, INVALID, null, null);
+        }
+        return;
       }
-      return;
-    }
-    Check check = policy.select(view);
-    if (check.exempt()) {
-      if (check.allowlisted()) {
-        t.allowlisted++;
-      } else {
-        t.exempt++;
+      case K_EXEMPT, K_ALLOWLISTED -> {
+        if (p.kind == K_ALLOWLISTED) {
+          t.allowlisted++;
+        } else {
+          t.exempt++;
+        }
+        if (listener != null) {
+          listener.decided(r, EXEMPT, null, check.route());
+        }
+        return;
       }
-      if (listener != null) {
-        listener.decided(r, EXEMPT, null, check.route());
+      case K_UNLIMITED -> {
+        t.unlimited++;
+        if (listener != null) {
+          listener.decided(r, ALLOWED, null, check.route());
+        }
+        return;
       }
-      return;
+      default -> {
+        // K_LIMITED: decided below.
+      }
     }
     List<Rule> rules = check.rules();
-    if (rules.isEmpty()) {
-      t.unlimited++;
-      if (listener != null) {
-        listener.decided(r, ALLOWED, null, check.route());
-      }
-      return;
-    }
     boolean allowed = limiter.check(rules, check.identity(), check.cost(), decision);
-    ClientAddress client = view.clientAddress(policy.clientAddress());
-    long key = key(client);
+    ClientAddress client = p.client;
+    long key = p.key;
     ClientTable clients = t.clients;
     int slot = clients.slot(key, now);
     clients.request(slot);
-    if (r.has(Field.USER_AGENT) || r.has(Field.SESSION)) {
-      clients.agent(slot, r.has(Field.SESSION) ? r.sketch(Field.SESSION)
-          : r.sketch(Field.USER_AGENT));
+    if (p.hasAgent) {
+      clients.agent(slot, p.agent);
     }
     int bucket = t.series.bucket(now);
     int[] indexes = indexes(rules);
@@ -241,8 +355,9 @@ final class Engine {
     return h == 0 ? 1 : h;
   }
 
-  /** Ends the replay: every client's peaks into the histograms. */
+  /** Ends the replay: the last lines decided, every client's peaks into the histograms. */
   void finish() {
+    flush();
     tally.clients.finish();
   }
 }

@@ -25,6 +25,36 @@ final class LogRecord {
   int input;
   /** Why the line did not parse (a constant), or null. */
   String error;
+  /**
+   * The last nginx time read into this record and its value, kept across lines: a log's lines
+   * mostly share their second's text, so the next line compares 26 bytes instead of parsing.
+   */
+  private long clfA;
+  private long clfB;
+  private long clfC;
+  private int clfD;
+  private long clfMicros = Long.MIN_VALUE;
+
+  /** {@code dd/MMM/yyyy:HH:mm:ss ±hhmm} at {@code b[s, e)}: microseconds, or Times.BAD. */
+  long clf(byte[] b, int s, int e) {
+    if (e - s != 26) {
+      return Times.clf(b, s, e);
+    }
+    long x = Bytes.word(b, s);
+    long y = Bytes.word(b, s + 8);
+    long z = Bytes.word(b, s + 16);
+    int w = (b[s + 24] & 0xff) | (b[s + 25] & 0xff) << 8;
+    if (clfMicros != Long.MIN_VALUE && x == clfA && y == clfB && z == clfC && w == clfD) {
+      return clfMicros;
+    }
+    long t = Times.clf(b, s, e);
+    clfA = x;
+    clfB = y;
+    clfC = z;
+    clfD = w;
+    clfMicros = t == Times.BAD ? Long.MIN_VALUE : t;
+    return t;
+  }
 
   void reset(byte[] b) {
     buf = b;
@@ -95,14 +125,17 @@ final class LogRecord {
       return 0;
     }
     if (text[i] != null) {
-      return Hashes.of(text[i]);
+      byte[] bytes = text[i].getBytes(StandardCharsets.UTF_8);
+      return sketch(bytes, 0, bytes.length);
     }
-    int s = start[i];
-    int e = end[i];
+    return sketch(buf, start[i], end[i]);
+  }
+
+  private static long sketch(byte[] b, int s, int e) {
     if (e - s <= 64) {
-      return Hashes.of(buf, s, e);
+      return Hashes.words(b, s, e);
     }
-    return Hashes.of(buf, s, s + 48) ^ Hashes.of(buf, e - 16, e) * 31 ^ (e - s);
+    return Hashes.words(b, s, s + 48) ^ Hashes.words(b, e - 16, e) * 31 ^ (e - s);
   }
 
   /** A 64-bit hash of the field's bytes, for partitioning and client tables. */

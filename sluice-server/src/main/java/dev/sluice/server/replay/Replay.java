@@ -198,9 +198,9 @@ final class Replay {
           LogRecord r = rec[next];
           parsed++;
           if (a != null) {
-            a.decide(r);
+            a.offer(r);
             if (b != null) {
-              b.decide(r);
+              b.offer(r);
             }
           }
           live[next] = in[next].next(r);

@@ -338,7 +338,7 @@ final class TemplateFormat implements LineFormat {
   private static boolean field(Field f, Time time, byte[] b, int s, int e, LogRecord r) {
     switch (f) {
       case TIME -> {
-        long t = time == Time.CLF ? Times.clf(b, s, e) : time == Time.EPOCH ? Times.epoch(b, s, e)
+        long t = time == Time.CLF ? r.clf(b, s, e) : time == Time.EPOCH ? Times.epoch(b, s, e)
             : Times.iso(b, s, e);
         if (t == Times.BAD) {
           r.error = "bad time";

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 class AppClientIntegrationTests {
 
-  private static final long SLACK_MS = 250;
+  private static final long SLACK_MS = 400;
 
   /** Fixed windows go through one script call each (token buckets are batched). */
   private static final Rule THREE = Rule.builder("three")

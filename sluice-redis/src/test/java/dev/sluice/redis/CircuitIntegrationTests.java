@@ -202,6 +202,19 @@ class CircuitIntegrationTests {
     assertThat(store.breaker().judging()).isTrue();
   }
 
+  /**
+   * Until a decision is served (not degraded): the first ones after start-up may miss the 50 ms
+   * deadline on a loaded machine (CI failed so once); what the tests measure comes after.
+   */
+  private static void awaitServed(RateLimiter limiter) {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (limiter.check(GUARDED, Identity.ip("10.0.0.1")).degraded()) {
+      assertThat(System.nanoTime()).as("a decision served by the fresh Redis within 15 s")
+          .isLessThan(until);
+      RedisProcess.pause(10);   // polling an eventual condition with a deadline, not timing
+    }
+  }
+
   private long millisUntilOpened(long since) {
     return heard.all().stream().filter(h -> h.event() == RedisStore.Event.CIRCUIT_OPENED)
         .mapToLong(h -> TimeUnit.NANOSECONDS.toMillis(h.nanos() - since)).findFirst()
@@ -212,7 +225,7 @@ class CircuitIntegrationTests {
   void killedAndRestarted_servedWithinOneSecondOfRedisAnswering() {
     try (RedisProcess redis = RedisProcess.start(); LettuceStore store = store(redis.uri())) {
       RateLimiter limiter = RateLimiter.of(store);
-      assertThat(limiter.check(GUARDED, Identity.ip("10.0.0.1")).degraded()).isFalse();
+      awaitServed(limiter);
       redis.kill();
       keepCallingUntilReopened(limiter);
       redis.restart();
@@ -227,7 +240,7 @@ class CircuitIntegrationTests {
   void sigstoppedAndResumed_servedWithinOneSecondOfRedisAnswering() {
     try (RedisProcess redis = RedisProcess.start(); LettuceStore store = store(redis.uri())) {
       RateLimiter limiter = RateLimiter.of(store);
-      assertThat(limiter.check(GUARDED, Identity.ip("10.0.0.1")).degraded()).isFalse();
+      awaitServed(limiter);
       redis.suspend();
       try {
         keepCallingUntilReopened(limiter);

@@ -27,8 +27,11 @@ import org.junit.jupiter.api.Test;
 class FailureIntegrationTests {
 
   private static final long DEADLINE_MS = 50;
-  /** Scheduling and GC noise on a small shared test machine (2 CPUs), on top of the deadline. */
-  private static final long SLACK_MS = 100;
+  /**
+   * Scheduling and GC noise on a small shared test machine (2 CPUs), on top of the deadline: a
+   * deadline not kept is a second or more (the store's own timeouts), far above it.
+   */
+  private static final long SLACK_MS = 250;
 
   private static final Rule OPEN = Rule.builder("open")
       .limit(Limit.tokenBucket("b", 1_000_000, 1_000_000, Duration.ofSeconds(1)))

@@ -78,7 +78,8 @@ class GatewayRedisIntegrationTests {
   /**
    * One I/O thread; /pay is decided on a Redis that is then stopped (deadline 2 s, fail
    * closed). While that decision waits, other connections' requests to a route without rules
-   * and to /healthz answer within 100 ms each, for a whole second; then the waiting request
+   * and to /healthz answer within 500 ms each (a blocked loop would hold them for the 2 s
+   * deadline; under load they took up to 159 ms), for a whole second; then the waiting request
    * gets its rule's outcome: 503, the store being unavailable.
    */
   @Test
@@ -118,13 +119,13 @@ class GatewayRedisIntegrationTests {
         }
       }
       assertThat(answer).as("the /pay decision is still waiting on Redis").isNotDone();
-      assertThat(slowest).as("slowest of %d other requests, ms", served).isLessThan(100);
+      assertThat(slowest).as("slowest of %d other requests, ms", served).isLessThan(500);
 
       String response = answer.get(10, TimeUnit.SECONDS);
       long waited = millisSince(start);
       assertThat(RawHttp.status(response)).isEqualTo(503);
       assertThat(response).endsWith("{\"error\":\"rate limiter unavailable\",\"retryAfter\":1}");
-      assertThat(waited).as("ms until the rule's outcome").isBetween(1900L, 3000L);
+      assertThat(waited).as("ms until the rule's outcome").isBetween(1900L, 5000L);
     } finally {
       redis.resume();
     }

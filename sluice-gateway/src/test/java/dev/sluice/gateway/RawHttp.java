@@ -41,18 +41,10 @@ public final class RawHttp implements AutoCloseable {
 
   /** Reads one response head and its Content-Length body; null on EOF before a status line. */
   public String readResponse() throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int state = 0;
-    while (state < 4) {
-      int b = in.read();
-      if (b < 0) {
-        return head.size() == 0 ? null : head.toString(StandardCharsets.ISO_8859_1);
-      }
-      head.write(b);
-      state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3))
-          ? state + 1 : (b == '\r' ? 1 : 0);
+    String h = readHead();
+    if (h == null || !h.endsWith("\r\n\r\n")) {
+      return h;   // the connection ended inside the head
     }
-    String h = head.toString(StandardCharsets.ISO_8859_1);
     int length = 0;
     for (String line : h.split("\r\n")) {
       if (line.toLowerCase().startsWith("content-length:")) {

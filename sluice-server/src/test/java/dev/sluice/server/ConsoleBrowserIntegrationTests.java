@@ -5,19 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.core.Identity;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -59,25 +53,16 @@ class ConsoleBrowserIntegrationTests {
   @TempDir
   Path dir;
 
-  final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
-  final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final ServedPolicy served = new ServedPolicy();
   SluiceServer server;
 
   @AfterEach
-  void stop() {
-    if (server != null) {
-      server.close();
-    }
+  void stop() throws Exception {
+    served.close();
   }
 
   void serve(String... extra) throws Exception {
-    Path p = dir.resolve("policy.yaml");
-    Files.writeString(p, policy(3));
-    List<String> args = new ArrayList<>(List.of("--listen", "127.0.0.1:0", "--admin",
-        "127.0.0.1:0", "--config", p.toString()));
-    args.addAll(List.of(extra));
-    server = SluiceServer.start(Main.parseServe(args, Map.of()), Map.of(),
-        new Log(new PrintStream(logBytes, true, StandardCharsets.UTF_8)));
+    server = served.start(dir, policy(3), extra);
   }
 
   String console() {
@@ -85,10 +70,9 @@ class ConsoleBrowserIntegrationTests {
   }
 
   int gateway(String path, String user) throws Exception {
-    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
-        + path)).header("X-User", user).timeout(Duration.ofSeconds(10)).build(),
-        HttpResponse.BodyHandlers.discarding()).statusCode();
+    return served.gateway(path, "X-User", user);
   }
+
 
   static Path shots() {
     String d = System.getProperty("sluice.console.screenshots");
@@ -145,7 +129,7 @@ class ConsoleBrowserIntegrationTests {
     Path tokenFile = dir.resolve("admin.token");
     Files.writeString(tokenFile, TOKEN + "\n");
     serve("--admin-token-file", tokenFile.toString());
-    assertThat(client.send(HttpRequest.newBuilder(URI.create(console()
+    assertThat(served.client.send(HttpRequest.newBuilder(URI.create(console()
         + "v1/console/snapshot")).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
         .as("the data needs the token").isEqualTo(401);
 
@@ -198,7 +182,7 @@ class ConsoleBrowserIntegrationTests {
       });
       assertThat(gateway("/login/x", "-")).as("through at once: lifted and reset")
           .isEqualTo(200);
-      assertThat(logBytes.toString(StandardCharsets.UTF_8)).containsPattern(
+      assertThat(served.log()).containsPattern(
           "admin unban rule=login key=127\\.0\\.0\\.1 outcome=lifted status=200 "
               + "peer=127\\.0\\.0\\.1 auth=token:[0-9a-f]{8} actor=alice");
       b.await(Duration.ofSeconds(10), "the lifted ban gone from the table",
@@ -242,7 +226,7 @@ class ConsoleBrowserIntegrationTests {
     }
     assertThat(server.store().size()).isGreaterThanOrEqualTo(1_000_000);
 
-    HttpResponse<java.io.InputStream> events = client.send(HttpRequest.newBuilder(URI.create(
+    HttpResponse<java.io.InputStream> events = served.client.send(HttpRequest.newBuilder(URI.create(
         console() + "v1/console/events")).build(), HttpResponse.BodyHandlers.ofInputStream());
     String tick;
     try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
@@ -256,7 +240,7 @@ class ConsoleBrowserIntegrationTests {
     assertThat(tick).contains("\"trackedKeys\":").contains("\"count\":10,");
     assertThat(tick.length()).as("one second of the live view, whatever the keys")
         .isLessThan(32 * 1024);
-    String history = client.send(HttpRequest.newBuilder(URI.create(console()
+    String history = served.client.send(HttpRequest.newBuilder(URI.create(console()
         + "v1/console/history?resolution=1s")).build(), HttpResponse.BodyHandlers.ofString())
         .body();
     assertThat(history.length()).isLessThan(64 * 1024);

@@ -4,11 +4,9 @@ import dev.sluice.core.Circuit;
 import dev.sluice.core.InvalidValueException;
 import dev.sluice.policy.Values.Parser;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.ScalarNode;
 
@@ -46,13 +44,31 @@ final class StoreSection {
 
   static final List<String> KEYS = java.util.stream.Stream.concat(FIELDS.keys().stream(),
       java.util.stream.Stream.of("circuit")).toList();
-  static final List<String> CIRCUIT_KEYS = List.of("failureRate", "slowCallRate", "slowCall",
-      "window", "minimumCalls", "open", "halfOpenCalls");
-
   private static final Parser<Integer> PERCENT = whole("a percentage like 50", "%");
   private static final Parser<Integer> COUNT = whole("a whole number like 100", "");
   private static final Parser<Optional<Duration>> DEADLINE_OR_DURATION = text ->
       text.strip().equals("deadline") ? Optional.empty() : Optional.of(Durations.parse(text));
+
+  // The circuit's ranges are its builder's: each value goes to its setter, which checks it.
+  private static final Field<Circuit, Integer> FAILURE_RATE = Field.of("failureRate",
+      "a percentage like 50", PERCENT, Circuit::failureRate);
+  private static final Field<Circuit, Integer> SLOW_CALL_RATE = Field.of("slowCallRate",
+      "a percentage like 100", PERCENT, Circuit::slowCallRate);
+  private static final Field<Circuit, Optional<Duration>> SLOW_CALL = Field.of("slowCall",
+      "deadline, or a duration like 30ms", DEADLINE_OR_DURATION,
+      c -> Optional.ofNullable(c.slowCall()), v -> v.map(Durations::format).orElse("deadline"));
+  private static final Field<Circuit, Duration> WINDOW = Field.duration("window",
+      "a duration like 2s", Values.DURATION, Circuit::window);
+  private static final Field<Circuit, Integer> MINIMUM_CALLS = Field.of("minimumCalls",
+      "a whole number like 100", COUNT, Circuit::minimumCalls);
+  private static final Field<Circuit, Duration> OPEN = Field.duration("open",
+      "a duration like 500ms", Values.DURATION, Circuit::open);
+  private static final Field<Circuit, Integer> HALF_OPEN_CALLS = Field.of("halfOpenCalls",
+      "a whole number like 3", COUNT, Circuit::halfOpenCalls);
+  private static final Fields<Circuit> CIRCUIT = new Fields<>(FAILURE_RATE, SLOW_CALL_RATE,
+      SLOW_CALL, WINDOW, MINIMUM_CALLS, OPEN, HALF_OPEN_CALLS);
+
+  static final List<String> CIRCUIT_KEYS = CIRCUIT.keys();
 
   private StoreSection() {}
 
@@ -87,16 +103,7 @@ final class StoreSection {
   /** The section as the effective policy shows it (the URI without its password). */
   static Map<String, Object> render(StoreSettings s) {
     Map<String, Object> m = FIELDS.render(s);
-    Circuit c = s.circuit();
-    Map<String, Object> circuit = new LinkedHashMap<>();
-    circuit.put("failureRate", c.failureRate());
-    circuit.put("slowCallRate", c.slowCallRate());
-    circuit.put("slowCall", c.slowCall() == null ? "deadline" : Durations.format(c.slowCall()));
-    circuit.put("window", Durations.format(c.window()));
-    circuit.put("minimumCalls", c.minimumCalls());
-    circuit.put("open", Durations.format(c.open()));
-    circuit.put("halfOpenCalls", c.halfOpenCalls());
-    m.put("circuit", circuit);
+    m.put("circuit", CIRCUIT.render(s.circuit()));
     return m;
   }
 
@@ -111,32 +118,28 @@ final class StoreSection {
       return d;
     }
     Circuit.Builder b = d.toBuilder();
-    set(walk, c, "failureRate", "a percentage like 50", PERCENT, b::failureRate);
-    set(walk, c, "slowCallRate", "a percentage like 100", PERCENT, b::slowCallRate);
-    set(walk, c, "slowCall", "deadline, or a duration like 30ms", DEADLINE_OR_DURATION,
-        v -> b.slowCall(v.orElse(null)));
-    set(walk, c, "window", "a duration like 2s", Values.DURATION, b::window);
-    set(walk, c, "minimumCalls", "a whole number like 100", COUNT, b::minimumCalls);
-    set(walk, c, "open", "a duration like 500ms", Values.DURATION, b::open);
-    set(walk, c, "halfOpenCalls", "a whole number like 3", COUNT, b::halfOpenCalls);
+    Fields<Circuit>.Row r = CIRCUIT.read(c, d);
+    set(walk, c, FAILURE_RATE, () -> b.failureRate(r.get(FAILURE_RATE)));
+    set(walk, c, SLOW_CALL_RATE, () -> b.slowCallRate(r.get(SLOW_CALL_RATE)));
+    set(walk, c, SLOW_CALL, () -> b.slowCall(r.get(SLOW_CALL).orElse(null)));
+    set(walk, c, WINDOW, () -> b.window(r.get(WINDOW)));
+    set(walk, c, MINIMUM_CALLS, () -> b.minimumCalls(r.get(MINIMUM_CALLS)));
+    set(walk, c, OPEN, () -> b.open(r.get(OPEN)));
+    set(walk, c, HALF_OPEN_CALLS, () -> b.halfOpenCalls(r.get(HALF_OPEN_CALLS)));
     return b.build();
   }
 
-  /** Parses {@code key} and hands it to the circuit's setter, which holds the rule. */
-  private static <T> void set(Walk walk, Mapping c, String key, String expected, Parser<T> parser,
-      Consumer<T> setter) {
-    Node n = c.node(key);
+  /** Hands {@code f}'s value to the circuit's setter, whose refusal is an error at its line. */
+  private static void set(Walk walk, Mapping c, Field<Circuit, ?> f, Runnable setter) {
+    Node n = c.node(f.name);
     if (n == null) {
-      return;
-    }
-    T v = walk.scalar(n, c.path(key), expected, parser);
-    if (v == null) {
-      return;
+      return;   // the default, which the circuit holds already
     }
     try {
-      setter.accept(v);
+      setter.run();
     } catch (InvalidValueException e) {
-      walk.error(n, c.path(key), Values.quote(((ScalarNode) n).getValue()), e.expected());
+      walk.error(n, c.path(f.name), Values.quote(((ScalarNode) n).getValue()), e.expected());
     }
   }
+
 }

@@ -38,8 +38,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
+// As RelayBenchmark: on FastThreadLocal threads, Netty's leak detector off as `sluice serve` runs.
 @Fork(value = 1, jvmArgsAppend = {"-Djmh.executor=CUSTOM",
-    "-Djmh.executor.class=dev.sluice.bench.EventLoopThreads"})
+    "-Djmh.executor.class=dev.sluice.bench.EventLoopThreads",
+    "-Dio.netty.leakDetection.level=disabled"})
 public class ChallengeRelayBenchmark {
 
   @Param({"refusal", "page", "limited"})

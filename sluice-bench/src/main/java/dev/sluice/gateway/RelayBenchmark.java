@@ -39,9 +39,11 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 // Netty recycles its buffer and write objects on its own (FastThreadLocal) threads only: the
 // benchmark runs on such threads, or their allocations would be counted, which an event loop
-// never makes (a JFR allocation profile of `sluice serve` under a flood shows none).
+// never makes (a JFR allocation profile of `sluice serve` under a flood shows none). Netty's leak
+// detector off, as `sluice serve` runs (Main): its sampled wrappers are ~17 B a request.
 @Fork(value = 1, jvmArgsAppend = {"-Djmh.executor=CUSTOM",
-    "-Djmh.executor.class=dev.sluice.bench.EventLoopThreads"})
+    "-Djmh.executor.class=dev.sluice.bench.EventLoopThreads",
+    "-Dio.netty.leakDetection.level=disabled"})
 public class RelayBenchmark {
 
   private RelayChannel relay;

@@ -8,6 +8,10 @@ import java.util.List;
  * gateway, the Netty handlers, the servlet filter and the Spring starter report alike;
  * {@code sluice-micrometer}'s binder implements it. Called on request threads and I/O threads:
  * implementations must not block. Every method does nothing by default.
+ *
+ * <p>A {@link Decision} passed in may be a {@link MutableDecision} that the next request's
+ * decision overwrites (the relay's allocation-free path): read its values during the call, and
+ * keep those, or {@link MutableDecision#snapshot()}, never the decision itself.
  */
 public interface DecisionListener {
 

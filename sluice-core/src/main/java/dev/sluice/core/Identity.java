@@ -96,6 +96,22 @@ public final class Identity {
     return value(dimension) != null;
   }
 
+  /**
+   * True when {@code dimension} holds exactly {@code value} (a String or a {@link ClientAddress},
+   * as given to {@code with}; null: the dimension is absent). Unlike {@link #equals}, a text
+   * value never matches an address: an adapter that finds the identity it would build already
+   * made keeps that one instead of building it again.
+   */
+  public boolean holds(String dimension, Object value) {
+    Object v = value(dimension);
+    return v == null ? value == null : v.equals(value);
+  }
+
+  /** The number of dimensions that have a value. */
+  public int size() {
+    return (ip == null ? 0 : 1) + pairs.length / 2;
+  }
+
   /** The value of a dimension as text, or null when absent. */
   public String get(String dimension) {
     Object v = value(dimension);

@@ -111,6 +111,8 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   // The current exchange.
   private Snapshot snap;
   private Outcome outcome;
+  /** What this connection's admissions reuse: one exchange at a time, so one scratch. */
+  private final Admission.Scratch scratch = new Admission.Scratch();
   private ScheduledFuture<?> delayTimer;
   private boolean keepAlive;
   /** The request body still to come: a length, or chunked. */
@@ -312,7 +314,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
         : untrustedPeer;
     // For the access log: the time the request was decided, which sluice replay decides it at.
     decidedMicros = snap.accessLog ? AccessEntry.nowMicros() : -1;
-    admitted(snap.admission.admit(head, DecisionListener.HTTP));
+    admitted(snap.admission.admit(head, DecisionListener.HTTP, scratch));
   }
 
   /** Does what the admission step said; waits (bytes held) while it has not decided. */

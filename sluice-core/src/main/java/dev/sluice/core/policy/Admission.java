@@ -5,6 +5,7 @@ import dev.sluice.core.Decision;
 import dev.sluice.core.DecisionListener;
 import dev.sluice.core.KeyState;
 import dev.sluice.core.Mode;
+import dev.sluice.core.MutableDecision;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
@@ -63,7 +64,9 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>Immutable and thread-safe; build one per policy snapshot. An {@link Outcome} belongs to one
- * request and its adapter.
+ * request and its adapter. An adapter that admits one request at a time per connection (the
+ * HTTP/1.1 relay) passes a {@link Scratch} of its own: with a local store a plain request (no
+ * escalation) then allocates nothing, neither refused nor allowed.
  */
 public final class Admission {
 
@@ -104,6 +107,8 @@ public final class Admission {
 
   private final RateLimiter limiter;
   private final Function<RequestView, Check> selector;
+  /** The policy the selector selects by; null for a selector of another kind. */
+  private final Policy policy;
   private final ResponseSpec responses;
   private final DecisionListener listener;
   private final DelayGate delays;
@@ -116,6 +121,7 @@ public final class Admission {
     this.verifier = b.verifier;
     this.limiter = b.limiter;
     this.selector = b.selector;
+    this.policy = b.policy;
     this.responses = b.responses;
     this.listener = b.listener;
     this.delays = b.delays;
@@ -146,16 +152,31 @@ public final class Admission {
    * {@link DecisionListener#WS_CONNECT}). Never throws on request input.
    */
   public Outcome admit(RequestView request, String kind) {
+    return admit(request, kind, null);
+  }
+
+  /**
+   * {@link #admit(RequestView, String)} reusing {@code scratch} (null: none): the outcome is
+   * valid until the next admission with the same scratch, and so is its decision, which
+   * listeners see only while they are called. The adapter ends one request's outcome
+   * ({@link Outcome#ended()}) before it admits the next one with the same scratch.
+   */
+  public Outcome admit(RequestView request, String kind, Scratch scratch) {
+    Scratch reuse = local ? scratch : null;
     if (!responses.limitPreflights() && Cors.isPreflight(request.method(),
         request.header("access-control-request-method") != null)) {
-      return new Outcome(this, kind, null, null, Action.FORWARD);
+      return outcome(reuse, kind, null, Action.FORWARD);
     }
     Check check;
     try {
-      check = selector.apply(request);
+      check = reuse != null && policy != null ? policy.select(request, reuse.check)
+          : selector.apply(request);
     } catch (RuntimeException e) {
       listener.decisionFailed(kind, List.of(), e);
-      return new Outcome(this, kind, null, null, Action.FORWARD);
+      return outcome(reuse, kind, null, Action.FORWARD);
+    }
+    if (reuse != null) {
+      reuse.check = check;
     }
     if (check != null && check.denied()) {
       listener.denied(kind);
@@ -167,13 +188,35 @@ public final class Admission {
       if (check != null && check.allowlisted()) {
         listener.allowlisted(kind);
       }
-      return new Outcome(this, kind, check, null, Action.FORWARD);
+      return outcome(reuse, kind, check, Action.FORWARD);
     }
-    Outcome o = new Outcome(this, kind, check, null, Action.PENDING);
+    Outcome o = outcome(check.plain() ? reuse : null, kind, check, Action.PENDING);
     if (challenges != null) {
       o.esc().request = request;
     }
     return check.plain() ? decide(o) : guard(o, () -> peek(o));
+  }
+
+  /** A new outcome, or {@code reuse}'s, reset: it decides into the scratch's decision. */
+  private Outcome outcome(Scratch reuse, String kind, Check check, Action action) {
+    if (reuse == null) {
+      return new Outcome(this, kind, check, null, action);
+    }
+    Outcome o = reuse.outcome;
+    if (o == null || o.admission != this || !o.kind.equals(kind)) {
+      o = new Outcome(this, kind, check, null, action);
+      o.into = reuse.decision;
+      reuse.outcome = o;
+      return o;
+    }
+    o.check = check;
+    o.decision = null;
+    o.action = action;
+    o.stage = null;
+    o.budgetNanos = 0;
+    o.delayNanos = 0;
+    o.esc = null;
+    return o;
   }
 
   /**
@@ -202,7 +245,7 @@ public final class Admission {
     if (local) {
       Decision d;
       try {
-        d = check.apply(limiter);
+        d = o.into == null ? check.apply(limiter) : check.apply(limiter, o.into);
       } catch (RuntimeException e) {
         return failed(o, e);
       }
@@ -258,7 +301,9 @@ public final class Admission {
     if (challenges != null && !d.allowed() && !d.degraded() && o.request() != null) {
       Rule rule = ruleNamed(o.check.rules(), d.rule());
       if (rule != null && rule.action() == Rule.Action.CHALLENGE) {
-        return challenges.refused(o, rule, d, nanos);
+        Decision kept = d instanceof MutableDecision m ? m.snapshot() : d;
+        o.decision = kept;
+        return challenges.refused(o, rule, kept, nanos);
       }
     }
     report(o, o.check.rules(), d, nanos);
@@ -676,7 +721,9 @@ public final class Admission {
   public static final class Outcome {
     private final Admission admission;
     private final String kind;
-    private final Check check;
+    private Check check;
+    /** A scratch's decision, written by each check of a reused outcome; null otherwise. */
+    private MutableDecision into;
     private Decision decision;
     private Action action;
     private CompletionStage<Outcome> stage;
@@ -970,10 +1017,22 @@ public final class Admission {
     }
   }
 
+  /**
+   * What one connection's admissions reuse (see {@link #admit(RequestView, String, Scratch)}):
+   * the outcome, the decision it is written into, and the last check, which a client that keeps
+   * its connection is selected again. Used by one thread at a time.
+   */
+  public static final class Scratch {
+    private final MutableDecision decision = new MutableDecision();
+    private Outcome outcome;
+    private Check check;
+  }
+
   /** Builds an {@link Admission}. */
   public static final class Builder {
     private RateLimiter limiter;
     private Function<RequestView, Check> selector;
+    private Policy policy;
     private ResponseSpec responses = ResponseSpec.defaults();
     private DecisionListener listener = DecisionListener.none();
     private DelayGate delays;
@@ -1000,6 +1059,7 @@ public final class Admission {
     public Builder policy(Policy policy) {
       Checks.notNull(policy, "policy");
       this.selector = policy::select;
+      this.policy = policy;
       this.challenges = policy.challenges();
       return this;
     }
@@ -1010,6 +1070,7 @@ public final class Admission {
      */
     public Builder selector(Function<RequestView, Check> selector) {
       this.selector = Checks.notNull(selector, "selector");
+      this.policy = null;
       this.challenges = null;
       return this;
     }

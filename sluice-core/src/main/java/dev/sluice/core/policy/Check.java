@@ -2,6 +2,7 @@ package dev.sluice.core.policy;
 
 import dev.sluice.core.Decision;
 import dev.sluice.core.Identity;
+import dev.sluice.core.MutableDecision;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
 import java.util.List;
@@ -86,6 +87,12 @@ public final class Check {
     return c;
   }
 
+  /** True when this is a plain check of exactly these values (the same rule list and route). */
+  boolean is(List<Rule> rules, Identity identity, long cost, String route) {
+    return extras == null && !exempt && this.rules == rules && this.identity == identity
+        && this.cost == cost && java.util.Objects.equals(this.route, route);
+  }
+
   static Check deniedCheck() {
     return DENIED;
   }
@@ -159,6 +166,15 @@ public final class Check {
   /** Runs this check on {@code limiter}; exempt checks and checks without rules always pass. */
   public Decision apply(RateLimiter limiter) {
     return rules.isEmpty() ? Decision.unlimited() : limiter.check(rules, identity, cost);
+  }
+
+  /** {@link #apply}, written into {@code into} (which it returns) when a rule applies. */
+  Decision apply(RateLimiter limiter, MutableDecision into) {
+    if (rules.isEmpty()) {
+      return Decision.unlimited();
+    }
+    limiter.check(rules, identity, cost, into);
+    return into;
   }
 
   /** {@link #apply} without waiting on a remote store; see {@link RateLimiter#checkAsync}. */

@@ -4,7 +4,6 @@ import dev.sluice.core.Identity;
 import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
 import dev.sluice.core.address.ClientAddress;
-import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.address.Networks;
 import dev.sluice.core.internal.Checks;
@@ -135,6 +134,15 @@ public final class Policy {
 
   /** Selects the rules, identity and cost for {@code request}. Never throws on request input. */
   public Check select(RequestView request) {
+    return select(request, null);
+  }
+
+  /**
+   * {@link #select(RequestView)}, answering {@code last} (a check this policy selected before)
+   * when it is the same check: a client that keeps its connection gets the same identity and,
+   * on the same route, the same check, which is then not built again.
+   */
+  Check select(RequestView request, Check last) {
     String method = request.method() == null ? "" : request.method().toUpperCase(Locale.ROOT);
     // Adapters pass the path RequestTarget normalised (the one they forward); for one that did
     // not, this makes the same path of it (a scan, and the same string, when it is normal).
@@ -161,7 +169,14 @@ public final class Policy {
     long cost = matched == null ? 1 : matched.cost();
     String route = matched == null ? null : matched.name();
     if (selected.plain()) {
-      return Check.of(selected.rules(), identify(request, selected.rules()), cost, route);
+      List<Rule> rules = selected.rules();
+      if (last == null) {
+        return Check.of(rules, identify(request, rules), cost, route);
+      }
+      Identity identity = sameIdentity(request, rules, last.identity()) ? last.identity()
+          : identify(request, rules);
+      return last.is(rules, identity, cost, route) ? last
+          : Check.of(rules, identity, cost, route);
     }
     String remoteIp = null;
     if (selected.humanCheck() != null) {
@@ -191,6 +206,41 @@ public final class Policy {
       }
     }
     return identity;
+  }
+
+  /** True when {@code request}'s identity for {@code rules} is {@code last}, value for value. */
+  private boolean sameIdentity(RequestView request, List<Rule> rules, Identity last) {
+    int values = 0;
+    for (int r = 0; r < rules.size(); r++) {
+      List<String> dims = rules.get(r).dimensions();
+      for (int i = 0; i < dims.size(); i++) {
+        String dimension = dims.get(i);
+        if (readBefore(rules, r, i, dimension)) {
+          continue;
+        }
+        Source source = dimensions.get(dimension);
+        Object value = source == null ? null : source.read(request, clientAddress);
+        if (!last.holds(dimension, value)) {
+          return false;
+        }
+        values += value == null ? 0 : 1;
+      }
+    }
+    return values == last.size();
+  }
+
+  /** True when a dimension before rule {@code r}'s {@code i}th is {@code dimension}. */
+  private static boolean readBefore(List<Rule> rules, int r, int i, String dimension) {
+    for (int q = 0; q <= r; q++) {
+      List<String> dims = rules.get(q).dimensions();
+      int end = q == r ? i : dims.size();
+      for (int j = 0; j < end; j++) {
+        if (dims.get(j).equals(dimension)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Every rule, by name, in the order added. */

@@ -31,50 +31,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-}
-wait_http() {
-  local i
-  for i in $(seq 200); do
-    curl -s -o /dev/null "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
+# shellcheck source=upstream.sh
+. "$(dirname "$0")/upstream.sh"
 
 rp="$(free_port)"
 taskset -c 1 redis-server --bind 127.0.0.1 --port "$rp" --save "" --appendonly no \
   --dir "$work" >"$work/redis.log" 2>&1 &
 pids+=("$!")
 up="$(free_port)"
-mkdir -p "$work/up/logs"
-cat >"$work/up/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $work/up/nginx.pid;
-error_log $work/up/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $work/up/body;
-  proxy_temp_path $work/up/proxy;
-  fastcgi_temp_path $work/up/fastcgi;
-  uwsgi_temp_path $work/up/uwsgi;
-  scgi_temp_path $work/up/scgi;
-  keepalive_requests 1000000;
-  server {
-    listen 127.0.0.1:$up;
-    location / { default_type application/json; return 200 '{"ok":true}'; }
-  }
-}
-EOF
-taskset -c 1 "$(command -v nginx || echo /usr/sbin/nginx)" -p "$work/up" -c "$work/up/nginx.conf" \
-  >/dev/null 2>&1 &
+upstream_conf "$work/up" "$up"
+taskset -c 1 "$(nginx_bin)" -p "$work/up" -c "$work/up/nginx.conf" >/dev/null 2>&1 &
 pids+=("$!")
 wait_http "http://127.0.0.1:$up/" || { echo "the upstream did not start" >&2; exit 1; }
 for _ in $(seq 100); do redis-cli -p "$rp" ping >/dev/null 2>&1 && break; sleep 0.1; done

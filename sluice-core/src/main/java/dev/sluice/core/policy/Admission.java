@@ -1019,8 +1019,8 @@ public final class Admission {
 
   /**
    * What one connection's admissions reuse (see {@link #admit(RequestView, String, Scratch)}):
-   * the outcome, the decision it is written into, and the last check, which a client that keeps
-   * its connection is selected again. Used by one thread at a time.
+   * the outcome, the decision it is written into, and the last check, answered again while the
+   * connection's client and route stay the same. Used by one thread at a time.
    */
   public static final class Scratch {
     private final MutableDecision decision = new MutableDecision();

@@ -11,11 +11,17 @@ final class PathPattern {
 
   private final String source;
   private final String[] segments;
+  /** Per segment: true when it has no {@code *} (compared as a whole, not globbed). */
+  private final boolean[] literal;
   private final boolean ignoreCase;
 
   private PathPattern(String source, String[] segments, boolean ignoreCase) {
     this.source = source;
     this.segments = segments;
+    this.literal = new boolean[segments.length];
+    for (int i = 0; i < segments.length; i++) {
+      literal[i] = segments[i].indexOf('*') < 0;
+    }
     this.ignoreCase = ignoreCase;
   }
 
@@ -54,6 +60,9 @@ final class PathPattern {
       return pos >= n;
     }
     if (segments[s].equals("**")) {
+      if (s == segments.length - 1) {
+        return true;   // a last "**" matches whatever is left, nothing included
+      }
       for (int q = pos; ; ) {
         if (match(path, q, s + 1)) {
           return true;
@@ -72,8 +81,12 @@ final class PathPattern {
     if (end < 0) {
       end = n;
     }
-    return glob(segments[s], path, pos, end, ignoreCase)
-        && match(path, skipSlashes(path, end), s + 1);
+    String seg = segments[s];
+    boolean same = literal[s]
+        ? end - pos == seg.length() && (ignoreCase ? sameIgnoringCase(seg, path, pos)
+            : path.startsWith(seg, pos))
+        : glob(seg, path, pos, end, ignoreCase);
+    return same && match(path, skipSlashes(path, end), s + 1);
   }
 
   private static int skipSlashes(String path, int i) {
@@ -109,6 +122,16 @@ final class PathPattern {
       p++;
     }
     return p == pattern.length();
+  }
+
+  /** {@code pattern} against as many characters of {@code text} from {@code from}, ASCII case. */
+  private static boolean sameIgnoringCase(String pattern, String text, int from) {
+    for (int i = 0; i < pattern.length(); i++) {
+      if (!same(pattern.charAt(i), text.charAt(from + i), true)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean same(char a, char b, boolean ignoreCase) {

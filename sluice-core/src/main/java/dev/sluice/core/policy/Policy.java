@@ -49,6 +49,8 @@ public final class Policy {
   private final List<Selection> selections;
   /** What a request no route matches gets: the global rules. */
   private final Selection globalSelection;
+  /** Per selection (the global one last): the dimensions its identity reads, resolved once. */
+  private final Reads[] reads;
 
   /**
    * What a route selects, split by when each rule is counted: {@code rules} when the request is
@@ -124,6 +126,11 @@ public final class Policy {
       selections.add(Selection.of(selected,
           route.humanCheck() == null ? null : humanChecks.get(route.humanCheck())));
     }
+    this.reads = new Reads[selections.size() + 1];
+    for (int i = 0; i <= selections.size(); i++) {
+      Selection s = i < selections.size() ? selections.get(i) : globalSelection;
+      reads[i] = reads(s.plain() ? s.rules() : s.all());
+    }
     // Last, from the fields above; here so that clashing cookie names fail the build.
     this.challenges = Challenges.of(this);
   }
@@ -156,10 +163,12 @@ public final class Policy {
     }
     Route matched = null;
     Selection selected = globalSelection;
+    Reads keys = reads[routes.size()];
     for (int i = 0; i < routes.size(); i++) {
       if (routes.get(i).matches(method, path, upgrade, request, clientAddress)) {
         matched = routes.get(i);
         selected = selections.get(i);
+        keys = reads[i];
         break;
       }
     }
@@ -171,10 +180,10 @@ public final class Policy {
     if (selected.plain()) {
       List<Rule> rules = selected.rules();
       if (last == null) {
-        return Check.of(rules, identify(request, rules), cost, route);
+        return Check.of(rules, identify(request, keys), cost, route);
       }
-      Identity identity = sameIdentity(request, rules, last.identity()) ? last.identity()
-          : identify(request, rules);
+      Identity identity = sameIdentity(request, keys, last.identity()) ? last.identity()
+          : identify(request, keys);
       return last.is(rules, identity, cost, route) ? last
           : Check.of(rules, identity, cost, route);
     }
@@ -183,64 +192,66 @@ public final class Policy {
       ClientAddress a = request.clientAddress(clientAddress);
       remoteIp = a.known() && (a.ipv4() || a.prefixLength() == 128) ? a.toString() : null;
     }
-    return Check.of(selected, identify(request, selected.all()), cost, route, remoteIp);
+    return Check.of(selected, identify(request, keys), cost, route, remoteIp);
   }
 
   /** The identity of {@code request} for the dimensions {@code rules} read. */
   public Identity identify(RequestView request, List<Rule> rules) {
-    Identity identity = Identity.empty();
-    // Indexed: an iterator per rule and per dimension list is allocated on every request.
-    for (int r = 0; r < rules.size(); r++) {
-      List<String> dims = rules.get(r).dimensions();
-      for (int i = 0; i < dims.size(); i++) {
-        String dimension = dims.get(i);
-        if (!identity.has(dimension)) {
-          Source source = dimensions.get(dimension);
-          Object value = source == null ? null : source.read(request, clientAddress);
-          if (value instanceof ClientAddress address) {
-            identity = identity.with(dimension, address);
-          } else if (value != null) {
-            identity = identity.with(dimension, (String) value);
-          }
+    return identify(request, reads(rules));
+  }
+
+  /** The distinct key dimensions of a list of rules, each with where its value is read. */
+  private record Reads(String[] names, Source[] sources, boolean ipOnly) {}
+
+  private Reads reads(List<Rule> rules) {
+    List<String> names = new ArrayList<>();
+    for (Rule rule : rules) {
+      for (String dimension : rule.dimensions()) {
+        if (!names.contains(dimension)) {
+          names.add(dimension);
         }
+      }
+    }
+    Source[] sources = new Source[names.size()];
+    for (int i = 0; i < sources.length; i++) {
+      sources[i] = dimensions.get(names.get(i));
+    }
+    return new Reads(names.toArray(new String[0]), sources,
+        names.size() == 1 && names.get(0).equals("ip"));
+  }
+
+  private Identity identify(RequestView request, Reads reads) {
+    String[] names = reads.names();
+    Source[] sources = reads.sources();
+    Identity identity = Identity.empty();
+    for (int i = 0; i < names.length; i++) {
+      Object value = sources[i] == null ? null : sources[i].read(request, clientAddress);
+      if (reads.ipOnly()) {
+        // The common key, made without the general copy-and-check of Identity.with.
+        return value instanceof ClientAddress a ? Identity.ip(a) : Identity.ip((String) value);
+      }
+      if (value instanceof ClientAddress address) {
+        identity = identity.with(names[i], address);
+      } else if (value != null) {
+        identity = identity.with(names[i], (String) value);
       }
     }
     return identity;
   }
 
-  /** True when {@code request}'s identity for {@code rules} is {@code last}, value for value. */
-  private boolean sameIdentity(RequestView request, List<Rule> rules, Identity last) {
+  /** True when {@code request}'s identity by {@code reads} is {@code last}, value for value. */
+  private boolean sameIdentity(RequestView request, Reads reads, Identity last) {
+    String[] names = reads.names();
+    Source[] sources = reads.sources();
     int values = 0;
-    for (int r = 0; r < rules.size(); r++) {
-      List<String> dims = rules.get(r).dimensions();
-      for (int i = 0; i < dims.size(); i++) {
-        String dimension = dims.get(i);
-        if (readBefore(rules, r, i, dimension)) {
-          continue;
-        }
-        Source source = dimensions.get(dimension);
-        Object value = source == null ? null : source.read(request, clientAddress);
-        if (!last.holds(dimension, value)) {
-          return false;
-        }
-        values += value == null ? 0 : 1;
+    for (int i = 0; i < names.length; i++) {
+      Object value = sources[i] == null ? null : sources[i].read(request, clientAddress);
+      if (!last.holds(names[i], value)) {
+        return false;
       }
+      values += value == null ? 0 : 1;
     }
     return values == last.size();
-  }
-
-  /** True when a dimension before rule {@code r}'s {@code i}th is {@code dimension}. */
-  private static boolean readBefore(List<Rule> rules, int r, int i, String dimension) {
-    for (int q = 0; q <= r; q++) {
-      List<String> dims = rules.get(q).dimensions();
-      int end = q == r ? i : dims.size();
-      for (int j = 0; j < end; j++) {
-        if (dims.get(j).equals(dimension)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /** Every rule, by name, in the order added. */

@@ -49,7 +49,7 @@ public final class EffectivePolicy {
     out.put("rules", rules);
     if (!c.policy().humanChecks().isEmpty()) {
       Map<String, Object> checks = new LinkedHashMap<>();
-      c.policy().humanChecks().forEach((name, h) -> checks.put(name, humanCheck(h)));
+      c.policy().humanChecks().forEach((name, h) -> checks.put(name, HumanChecksSection.render(h)));
       out.put("humanChecks", checks);
     }
     List<Object> routes = new ArrayList<>();
@@ -193,7 +193,7 @@ public final class EffectivePolicy {
   }
 
   /** A limit as given: core keeps a token bucket's refill and period beside its rounded step. */
-  private static Map<String, Object> limit(Limit l) {
+  static Map<String, Object> limit(Limit l) {
     Map<String, Object> lm = new LinkedHashMap<>();
     lm.put("type", l.kind().configName());
     lm.put("name", l.name());
@@ -242,38 +242,6 @@ public final class EffectivePolicy {
     m.put("rules", r.rules());
     m.put("exempt", r.exempt());
     m.put("cost", r.cost());
-    return m;
-  }
-
-  /** A human check as written: its secret's file, never the secret. */
-  private static Map<String, Object> humanCheck(dev.sluice.core.policy.HumanCheck h) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("provider", h.provider().configName());
-    m.put("secretFile", h.secretSource() == null ? "(set in code)" : h.secretSource());
-    m.put("token", lower(h.from()));
-    m.put("field", h.field());
-    if (h.hostname() != null) {
-      m.put("hostname", h.hostname());
-    }
-    if (h.action() != null) {
-      m.put("action", h.action());
-    }
-    m.put("maxAge", Durations.format(h.maxAge()));
-    m.put("deadline", Durations.format(h.deadline()));
-    m.put("onError", lower(h.onError()));
-    if (!Double.isNaN(h.minScore())) {
-      m.put("minScore", h.minScore());
-    }
-    m.put("maxBodyBytes", Durations.formatSize(h.maxBodyBytes()));
-    if (!h.verifyUrl().equals(h.provider().verifyUrl())) {
-      m.put("verifyUrl", h.verifyUrl().toString());
-    }
-    m.put("key", h.limit().key());
-    List<Object> limits = new ArrayList<>();
-    for (Limit l : h.limit().limits()) {
-      limits.add(limit(l));
-    }
-    m.put("limits", limits);
     return m;
   }
 

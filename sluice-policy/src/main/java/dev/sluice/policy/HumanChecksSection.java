@@ -34,9 +34,57 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  */
 final class HumanChecksSection {
 
-  static final List<String> KEYS = List.of("provider", "secretFile", "token", "field",
-      "hostname", "action", "maxAge", "deadline", "onError", "minScore", "maxBodyBytes",
-      "verifyUrl", "key", "limits");
+  // One table: a check's keys, their reading (each default is that of a check of the same
+  // provider as core builds it) and the effective policy's rendering of core's HumanCheck.
+  private static final Field<HumanCheck, String> PROVIDER = Field.readBySection("provider",
+      h -> h.provider().configName());
+  private static final Field<HumanCheck, String> SECRET_FILE = Field.readBySection("secretFile",
+      h -> h.secretSource() == null ? "(set in code)" : h.secretSource());
+  private static final Field<HumanCheck, String> TOKEN = Field.of("token", "form (a form field, "
+      + "as the widget posts it), json (a top-level JSON field) or header",
+      oneOf(List.of("form", "json", "header")), h -> lower(h.from()));
+  private static final Field<HumanCheck, String> FIELD = Field.of("field",
+      "a form field, JSON field or header name", NAME, HumanCheck::field);
+  private static final Field<HumanCheck, String> HOSTNAME = Field.of("hostname",
+      "the host name tokens must be issued on, like app.example.com", NAME, HumanCheck::hostname);
+  private static final Field<HumanCheck, String> ACTION = Field.of("action",
+      "the widget's action tokens must carry, like login", NAME, HumanCheck::action);
+  private static final Field<HumanCheck, Duration> MAX_AGE = Field.duration("maxAge",
+      "a duration like 300s (the token's life)", Values.POSITIVE_DURATION, HumanCheck::maxAge);
+  private static final Field<HumanCheck, Duration> DEADLINE = Field.duration("deadline",
+      "a duration in 1ms..1m, like 3s", within(Duration.ofMillis(1), Duration.ofMinutes(1)),
+      HumanCheck::deadline);
+  private static final Field<HumanCheck, String> ON_ERROR = Field.of("onError",
+      "allow or deny (when the verifier does not answer in time)",
+      oneOf(List.of("allow", "deny")), h -> lower(h.onError()));
+  private static final Field<HumanCheck, Double> MIN_SCORE = Field.of("minScore",
+      "a score in 0..1 (reCAPTCHA v3)", text -> {
+        double v = Double.parseDouble(text);
+        if (!(v >= 0 && v <= 1)) {
+          throw new IllegalArgumentException("0..1");
+        }
+        return v;
+      }, h -> Double.isNaN(h.minScore()) ? null : h.minScore());
+  private static final Field<HumanCheck, Long> MAX_BODY_BYTES = Field.size("maxBodyBytes",
+      "a size in 256..16MiB, like 64KiB", Values.size(256, 16 << 20),
+      h -> (long) h.maxBodyBytes());
+  /** Shown, and read as a default, only where it is not the provider's own. */
+  private static final Field<HumanCheck, URI> VERIFY_URL = Field.of("verifyUrl",
+      "an http(s) URL of a siteverify service", text -> {
+        URI u = URI.create(text.strip());
+        HumanCheck.builder("x", HumanCheck.Provider.TURNSTILE).verifyUrl(u);
+        return u;
+      }, h -> h.verifyUrl().equals(h.provider().verifyUrl()) ? null : h.verifyUrl(),
+      URI::toString);
+  private static final Field<HumanCheck, String> KEY = Field.of("key",
+      "dimension names joined by ':', like ip", TEXT, h -> h.limit().key());
+  private static final Field<HumanCheck, List<Limit>> LIMITS = Field.readBySection("limits",
+      h -> h.limit().limits(), limits -> limits.stream().map(EffectivePolicy::limit).toList());
+  private static final Fields<HumanCheck> FIELDS = new Fields<>(PROVIDER, SECRET_FILE, TOKEN,
+      FIELD, HOSTNAME, ACTION, MAX_AGE, DEADLINE, ON_ERROR, MIN_SCORE, MAX_BODY_BYTES,
+      VERIFY_URL, KEY, LIMITS);
+
+  static final List<String> KEYS = FIELDS.keys();
   private static final List<String> PROVIDERS = Arrays.stream(HumanCheck.Provider.values())
       .map(HumanCheck.Provider::configName).toList();
 
@@ -68,9 +116,11 @@ final class HumanChecksSection {
         continue;
       }
       HumanCheck.Builder b;
+      HumanCheck defaults;
       try {
-        b = HumanCheck.builder(name, HumanCheck.Provider.valueOf(
-            provider.toUpperCase(Locale.ROOT)));
+        HumanCheck.Provider p = HumanCheck.Provider.valueOf(provider.toUpperCase(Locale.ROOT));
+        b = HumanCheck.builder(name, p);
+        defaults = HumanCheck.builder(name, p).secret("-").build();
       } catch (IllegalArgumentException ex) {
         walk.error(e.getValue().getKeyNode(), all.path(name), quote(name),
             Walk.expectation(ex, "a human check name"));
@@ -79,34 +129,8 @@ final class HumanChecksSection {
       String file = h.required("secretFile", "a file holding the site's secret key, relative to "
           + "the policy file", TEXT);
       String secret = file == null ? null : secret(walk, h, file);
-      String from = h.get("token", "form (a form field, as the widget posts it), json (a "
-          + "top-level JSON field) or header", oneOf(List.of("form", "json", "header")), "form");
-      String field = h.get("field", "a form field, JSON field or header name", NAME, null);
-      String hostname = h.get("hostname", "the host name tokens must be issued on, like "
-          + "app.example.com", NAME, null);
-      String action = h.get("action", "the widget's action tokens must carry, like login", NAME,
-          null);
-      Duration maxAge = h.get("maxAge", "a duration like 300s (the token's life)",
-          Values.POSITIVE_DURATION, HumanCheck.DEFAULT_MAX_AGE);
-      Duration deadline = h.get("deadline", "a duration in 1ms..1m, like 3s",
-          within(Duration.ofMillis(1), Duration.ofMinutes(1)), HumanCheck.DEFAULT_DEADLINE);
-      String onError = h.get("onError", "allow or deny (when the verifier does not answer in "
-          + "time)", oneOf(List.of("allow", "deny")), "allow");
-      Double minScore = h.get("minScore", "a score in 0..1 (reCAPTCHA v3)", text -> {
-        double v = Double.parseDouble(text);
-        if (!(v >= 0 && v <= 1)) {
-          throw new IllegalArgumentException("0..1");
-        }
-        return v;
-      }, null);
-      long maxBody = h.get("maxBodyBytes", "a size in 256..16MiB, like 64KiB",
-          Values.size(256, 16 << 20), (long) HumanCheck.DEFAULT_MAX_BODY_BYTES);
-      URI verifyUrl = h.get("verifyUrl", "an http(s) URL of a siteverify service", text -> {
-        URI u = URI.create(text.strip());
-        HumanCheck.builder("x", HumanCheck.Provider.TURNSTILE).verifyUrl(u);
-        return u;
-      }, null);
-      String key = h.get("key", "dimension names joined by ':', like ip", TEXT, "ip");
+      Fields<HumanCheck>.Row row = FIELDS.read(h, defaults);
+      String key = row.get(KEY);
       for (String dim : key.split(":")) {
         if (!dimensions.contains(dim)) {
           walk.error(h.node("key"), h.path("key"), quote(key),
@@ -119,15 +143,17 @@ final class HumanChecksSection {
       }
       try {
         b.secret(secret).secretSource(file)
-            .token(HumanCheck.TokenFrom.valueOf(from.toUpperCase(Locale.ROOT)), field)
-            .hostname(hostname).action(action).maxAge(maxAge).deadline(deadline)
-            .onError(OnStoreError.valueOf(onError.toUpperCase(Locale.ROOT)))
-            .maxBodyBytes((int) maxBody).key(key);
-        if (minScore != null) {
-          b.minScore(minScore);
+            .token(HumanCheck.TokenFrom.valueOf(row.get(TOKEN).toUpperCase(Locale.ROOT)),
+                row.get(FIELD))
+            .hostname(row.get(HOSTNAME)).action(row.get(ACTION)).maxAge(row.get(MAX_AGE))
+            .deadline(row.get(DEADLINE))
+            .onError(OnStoreError.valueOf(row.get(ON_ERROR).toUpperCase(Locale.ROOT)))
+            .maxBodyBytes(row.get(MAX_BODY_BYTES).intValue()).key(key);
+        if (row.get(MIN_SCORE) != null) {
+          b.minScore(row.get(MIN_SCORE));
         }
-        if (verifyUrl != null) {
-          b.verifyUrl(verifyUrl);
+        if (row.get(VERIFY_URL) != null) {
+          b.verifyUrl(row.get(VERIFY_URL));
         }
         limits(walk, h, name, b);
         if (walk.errors.size() == before) {
@@ -183,6 +209,15 @@ final class HumanChecksSection {
       return null;
     }
     return text;
+  }
+
+  /** A human check as the effective policy shows it: its secret's file, never the secret. */
+  static Map<String, Object> render(HumanCheck h) {
+    return FIELDS.render(h);
+  }
+
+  private static String lower(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT);
   }
 
   /** The declared names, for messages. */

@@ -3,10 +3,13 @@ package dev.sluice.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A section read and rendered from its one table of fields: the keys it accepts, the defaults of
@@ -46,6 +49,28 @@ class FieldsTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("p.yaml:2: store.keyPrefix")
         .hasMessageContaining("up to 64 characters without spaces or braces");
+  }
+
+  @Test
+  void humanChecks_defaultsAreTheProvidersOwn_andTheRenderingFollowsTheTable(@TempDir Path dir)
+      throws Exception {
+    Path key = Files.writeString(dir.resolve("k"), "secret-key\n");
+    PolicyConfig c = parse("humanChecks:", "  turnstile: {secretFile: '" + key + "'}",
+        "  login: {provider: recaptcha, secretFile: '" + key + "', minScore: 0.7,",
+        "    verifyUrl: 'http://127.0.0.1:9/v', token: header, maxAge: 2m}");
+    Map<String, Object> plain = HumanChecksSection.render(c.policy().humanChecks()
+        .get("turnstile"));
+    assertThat(List.copyOf(plain.keySet())).containsExactlyElementsOf(HumanChecksSection.KEYS
+        .stream().filter(k -> !List.of("hostname", "action", "minScore", "verifyUrl").contains(k))
+        .toList());
+    assertThat(plain).containsEntry("token", "form").containsEntry("field", "cf-turnstile-response")
+        .containsEntry("maxAge", "5m").containsEntry("deadline", "3s")
+        .containsEntry("onError", "allow").containsEntry("key", "ip")
+        .containsEntry("secretFile", key.toString());
+    Map<String, Object> login = HumanChecksSection.render(c.policy().humanChecks().get("login"));
+    assertThat(login).containsEntry("provider", "recaptcha").containsEntry("minScore", 0.7)
+        .containsEntry("verifyUrl", "http://127.0.0.1:9/v").containsEntry("token", "header")
+        .containsEntry("field", "g-recaptcha-response").containsEntry("maxAge", "2m");
   }
 
   @Test

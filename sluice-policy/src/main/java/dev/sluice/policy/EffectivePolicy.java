@@ -45,7 +45,7 @@ public final class EffectivePolicy {
     out.put("dimensions", dimensions);
     Map<String, Object> rules = new LinkedHashMap<>();
     c.policy().rules().forEach((name, rule) -> rules.put(name,
-        rule(rule, c.offSwitches().get(name))));
+        RulesSection.render(rule, c.offSwitches().get(name))));
     out.put("rules", rules);
     if (!c.policy().humanChecks().isEmpty()) {
       Map<String, Object> checks = new LinkedHashMap<>();
@@ -134,62 +134,6 @@ public final class EffectivePolicy {
       out.add(m);
     }
     return out;
-  }
-
-  private static Map<String, Object> rule(Rule r, String offSwitch) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("key", r.key());
-    if (offSwitch != null) {
-      m.put("offSwitch", offSwitch);
-    }
-    List<Object> limits = new ArrayList<>();
-    for (Limit l : r.limits()) {
-      limits.add(limit(l));
-    }
-    if (r.cooldown() != null) {
-      Map<String, Object> lm = new LinkedHashMap<>();
-      lm.put("type", "cooldown");
-      lm.put("maxRetries", r.cooldown().maxRetries());
-      lm.put("retryWindow", Durations.format(r.cooldown().retryWindow()));
-      lm.put("cooldown", Durations.format(r.cooldown().cooldown()));
-      lm.put("maxCooldown", Durations.format(r.cooldown().maxCooldown()));
-      limits.add(lm);
-    } else if (r.concurrency() > 0) {
-      Map<String, Object> lm = new LinkedHashMap<>();
-      lm.put("type", "concurrency");
-      lm.put("max", r.concurrency());
-      lm.put("leaseTtl", Durations.format(r.leaseTtl()));
-      limits.add(lm);
-    }
-    m.put("limits", limits);
-    if (r.countStatus() != null) {
-      if (r.countStatus().skipped() != null) {
-        m.put("skip", r.countStatus().skipped());
-      } else {
-        m.put("countStatus", r.countStatus().statuses());
-      }
-    }
-    if (r.status() > 0) {
-      m.put("status", r.status());
-    }
-    if (!r.ban().isZero()) {
-      m.put("ban", Durations.format(r.ban()));
-    }
-    m.put("mode", lower(r.mode()));
-    m.put("onStoreError", lower(r.onStoreError()));
-    m.put("sharedBucket", r.sharedBucket());
-    if (!r.delay().isZero()) {
-      m.put("delay", Durations.format(r.delay()));
-      m.put("delayQueue", r.delayQueue());
-    }
-    if (r.action() != Rule.Action.REFUSE) {
-      m.put("action", lower(r.action()));
-      if (r.action() == Rule.Action.CHALLENGE) {
-        m.put("difficulty", r.difficulty());
-        m.put("maxDifficulty", r.maxDifficulty());
-      }
-    }
-    return m;
   }
 
   /** A limit as given: core keeps a token bucket's refill and period beside its rounded step. */

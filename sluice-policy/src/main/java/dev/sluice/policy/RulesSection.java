@@ -36,10 +36,70 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  */
 final class RulesSection {
 
-  static final List<String> KEYS =
-      List.of("key", "limits", "ban", "mode", "onStoreError", "sharedBucket", "offSwitch",
-          "delay", "delayQueue", "countStatus", "skip", "status", "action", "difficulty",
-          "maxDifficulty");
+  /** A rule as the effective policy shows it: core's rule and its off switch, if any. */
+  record Entry(Rule rule, String offSwitch) {}
+
+  private static final String DIFFICULTY_EXPECTED = "a whole number 1.." + Rule.MAX_DIFFICULTY
+      + " (leading zero bits; each one doubles a browser's work)";
+
+  // One table: a rule's keys in the order they are shown, their reading (each default is that of
+  // a rule as core builds it; a value left out of the rendering reads as null) and rendering.
+  // Read by the section: the limits, the statuses counted on responses (countStatus or skip),
+  // and a challenge's difficulties (only with action: challenge).
+  private static final Field<Entry, String> KEY = Field.of("key",
+      "dimension names joined by ':', like ip or event:user:ip", text -> {
+        Rule.builder("x").key(text);
+        return text;
+      }, e -> e.rule().key());
+  private static final Field<Entry, String> OFF_SWITCH = Field.of("offSwitch",
+      "an environment variable name", text -> {
+        if (!text.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+          throw new IllegalArgumentException("an environment variable name like RATE_LIMIT_MAX");
+        }
+        return text;
+      }, Entry::offSwitch);
+  private static final Field<Entry, List<Object>> LIMITS = Field.readBySection("limits",
+      e -> limitsShown(e.rule()));
+  private static final Field<Entry, String> SKIP = Field.readBySection("skip",
+      e -> e.rule().countStatus() == null ? null : e.rule().countStatus().skipped());
+  private static final Field<Entry, List<Integer>> COUNT_STATUS = Field.readBySection(
+      "countStatus", e -> e.rule().countStatus() == null
+          || e.rule().countStatus().skipped() != null ? null : e.rule().countStatus().statuses());
+  private static final Field<Entry, Long> STATUS = Field.of("status",
+      "an HTTP status 400..599 for this rule's refusals, like 403", wholeNumber(400, 599),
+      e -> e.rule().status() > 0 ? (long) e.rule().status() : null, Long::intValue);
+  private static final Field<Entry, Duration> BAN = Field.duration("ban", Durations.EXPECTED,
+      DURATION, e -> e.rule().ban().isZero() ? null : e.rule().ban());
+  private static final Field<Entry, String> MODE = Field.of("mode", "enforce, shadow or off",
+      oneOf(List.of("enforce", "shadow", "off")), e -> lower(e.rule().mode()));
+  private static final Field<Entry, String> ON_STORE_ERROR = Field.of("onStoreError",
+      "allow or deny", oneOf(List.of("allow", "deny")), e -> lower(e.rule().onStoreError()));
+  private static final Field<Entry, String> SHARED_BUCKET = Field.of("sharedBucket",
+      "1..128 printable ASCII characters", CORE_NAME, e -> e.rule().sharedBucket());
+  private static final Field<Entry, Duration> DELAY = Field.duration("delay",
+      "a duration from 0 to " + Durations.format(Rule.MAX_DELAY) + ", like 500ms",
+      Values.within(Duration.ZERO, Rule.MAX_DELAY),
+      e -> e.rule().delay().isZero() ? null : e.rule().delay());
+  private static final Field<Entry, Long> DELAY_QUEUE = Field.of("delayQueue",
+      "a whole number 1..100000", wholeNumber(1, 100_000),
+      e -> e.rule().delay().isZero() ? null : (long) e.rule().delayQueue(), Long::intValue);
+  private static final Field<Entry, String> ACTION = Field.of("action", "refuse, challenge "
+      + "(browsers solve a proof of work; see challenge:) or log (never refused: the rule runs "
+      + "in shadow mode)", oneOf(List.of("refuse", "challenge", "log")),
+      e -> e.rule().action() == Rule.Action.REFUSE ? null : lower(e.rule().action()));
+  private static final Field<Entry, Integer> DIFFICULTY = Field.readBySection("difficulty",
+      e -> e.rule().action() == Rule.Action.CHALLENGE ? e.rule().difficulty() : null);
+  private static final Field<Entry, Integer> MAX_DIFFICULTY = Field.readBySection(
+      "maxDifficulty",
+      e -> e.rule().action() == Rule.Action.CHALLENGE ? e.rule().maxDifficulty() : null);
+  private static final Fields<Entry> FIELDS = new Fields<>(KEY, OFF_SWITCH, LIMITS, SKIP,
+      COUNT_STATUS, STATUS, BAN, MODE, ON_STORE_ERROR, SHARED_BUCKET, DELAY, DELAY_QUEUE, ACTION,
+      DIFFICULTY, MAX_DIFFICULTY);
+  /** What core builds for a rule that gives only its limits: every default of the table. */
+  private static final Entry DEFAULTS = new Entry(Rule.builder("defaults")
+      .limit(Limit.fixedWindow("defaults", 1, Duration.ofSeconds(1))).build(), null);
+
+  static final List<String> KEYS = FIELDS.keys();
   /** The keys of each limit type, by its name in files ({@link Limit.Kind#configName()}). */
   static final Map<String, List<String>> LIMIT_KEYS = Map.of(
       Limit.Kind.TOKEN_BUCKET.configName(), List.of("type", "name", "burst", "refill", "period"),
@@ -114,11 +174,8 @@ final class RulesSection {
    * its key names an undeclared dimension.
    */
   private boolean rule(String name, Mapping r, Rule.Builder b, Map<String, String> offSwitches) {
-    String key = r.get("key", "dimension names joined by ':', like ip or event:user:ip",
-        text -> {
-          Rule.builder("x").key(text);
-          return text;
-        }, Rule.DEFAULT_KEY);
+    Fields<Entry>.Row row = FIELDS.read(r, DEFAULTS);
+    String key = row.get(KEY);
     b.key(key);
     boolean keyOk = true;
     for (String dim : key.split(":")) {
@@ -130,13 +187,7 @@ final class RulesSection {
         break;
       }
     }
-    String offSwitch = r.get("offSwitch", "an environment variable name",
-        text -> {
-          if (!text.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-            throw new IllegalArgumentException("an environment variable name like RATE_LIMIT_MAX");
-          }
-          return text;
-        }, null);
+    String offSwitch = row.get(OFF_SWITCH);
     boolean switchedOff = false;
     if (offSwitch != null) {
       offSwitches.put(name, offSwitch);
@@ -149,32 +200,25 @@ final class RulesSection {
     }
     cooldownRule = false;
     limits(name, r, b);
-    Duration ban = r.get("ban", Durations.EXPECTED, DURATION, Duration.ZERO);
+    Duration ban = row.get(BAN) == null ? Duration.ZERO : row.get(BAN);
     try {
       b.ban(ban);
     } catch (IllegalArgumentException ex) {
       walk.coreError(r.node("ban"), r.path("ban"), ex, r);
     }
-    String mode = r.get("mode", "enforce, shadow or off",
-        oneOf(List.of("enforce", "shadow", "off")), lower(Rule.DEFAULT_MODE));
+    String mode = row.get(MODE);
     if (switchedOff) {
       mode = "off";
       walk.warnings.add(offSwitch + "=0 switches rule '" + name + "' off");
     }
     Mode m = Mode.valueOf(mode.toUpperCase(Locale.ROOT));
     b.mode(m);
-    String onError = r.get("onStoreError", "allow or deny", oneOf(List.of("allow", "deny")),
-        lower(Rule.DEFAULT_ON_STORE_ERROR));
+    String onError = row.get(ON_STORE_ERROR);
     OnStoreError o = OnStoreError.valueOf(onError.toUpperCase(Locale.ROOT));
     b.onStoreError(o);
-    String shared = r.get("sharedBucket", "1..128 printable ASCII characters", CORE_NAME,
-        Rule.DEFAULT_SHARED_BUCKET);
-    b.sharedBucket(shared);
-    Duration delay = r.get("delay", "a duration from 0 to " + Durations.format(Rule.MAX_DELAY)
-        + ", like 500ms", Values.within(Duration.ZERO, Rule.MAX_DELAY), Duration.ZERO);
-    b.delay(delay);
-    long queue = r.get("delayQueue", "a whole number 1..100000", wholeNumber(1, 100_000),
-        (long) Rule.DEFAULT_DELAY_QUEUE);
+    b.sharedBucket(row.get(SHARED_BUCKET));
+    b.delay(row.get(DELAY) == null ? Duration.ZERO : row.get(DELAY));
+    long queue = row.get(DELAY_QUEUE) == null ? Rule.DEFAULT_DELAY_QUEUE : row.get(DELAY_QUEUE);
     b.delayQueue((int) queue);
     if (r.has("delayQueue") && !r.has("delay")) {
       walk.error(r.node("delayQueue"), r.path("delayQueue"), Long.toString(queue),
@@ -184,10 +228,8 @@ final class RulesSection {
     if (counted != null) {
       b.countStatus(counted);
     }
-    long status = r.get("status", "an HTTP status 400..599 for this rule's refusals, like 403",
-        wholeNumber(400, 599), 0L);
-    b.status((int) status);
-    action(r, b);
+    b.status(row.get(STATUS) == null ? 0 : row.get(STATUS).intValue());
+    action(r, b, row.get(ACTION) == null ? "refuse" : row.get(ACTION));
     return keyOk;
   }
 
@@ -227,13 +269,9 @@ final class RulesSection {
   }
 
   /** {@code action:} past the limit, and a challenge's {@code difficulty}/{@code maxDifficulty}. */
-  private void action(Mapping r, Rule.Builder b) {
-    String action = r.get("action", "refuse, challenge (browsers solve a proof of work; see "
-        + "challenge:) or log (never refused: the rule runs in shadow mode)",
-        oneOf(List.of("refuse", "challenge", "log")), "refuse");
+  private void action(Mapping r, Rule.Builder b, String action) {
     b.action(Rule.Action.valueOf(action.toUpperCase(Locale.ROOT)));
-    String bits = "a whole number 1.." + Rule.MAX_DIFFICULTY + " (leading zero bits; each one "
-        + "doubles a browser's work)";
+    String bits = DIFFICULTY_EXPECTED;
     if (!action.equals("challenge")) {
       for (String key : List.of("difficulty", "maxDifficulty")) {
         if (r.has(key)) {
@@ -261,6 +299,35 @@ final class RulesSection {
 
   private static String lower(Enum<?> e) {
     return e.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** A rule as the effective policy shows it, from the table. */
+  static Map<String, Object> render(Rule rule, String offSwitch) {
+    return FIELDS.render(new Entry(rule, offSwitch));
+  }
+
+  /** The limits as given, and a cooldown's or concurrency cap's as its one limit. */
+  private static List<Object> limitsShown(Rule r) {
+    List<Object> limits = new ArrayList<>();
+    for (Limit l : r.limits()) {
+      limits.add(EffectivePolicy.limit(l));
+    }
+    if (r.cooldown() != null) {
+      Map<String, Object> lm = new LinkedHashMap<>();
+      lm.put("type", "cooldown");
+      lm.put("maxRetries", r.cooldown().maxRetries());
+      lm.put("retryWindow", Durations.format(r.cooldown().retryWindow()));
+      lm.put("cooldown", Durations.format(r.cooldown().cooldown()));
+      lm.put("maxCooldown", Durations.format(r.cooldown().maxCooldown()));
+      limits.add(lm);
+    } else if (r.concurrency() > 0) {
+      Map<String, Object> lm = new LinkedHashMap<>();
+      lm.put("type", "concurrency");
+      lm.put("max", r.concurrency());
+      lm.put("leaseTtl", Durations.format(r.leaseTtl()));
+      limits.add(lm);
+    }
+    return limits;
   }
 
   private void limits(String rule, Mapping r, Rule.Builder b) {

@@ -74,6 +74,47 @@ class FieldsTest {
   }
 
   @Test
+  void rules_defaultsAreCoresOwn_andTheRenderingFollowsTheTable() throws Exception {
+    PolicyConfig c = parse("rules:",
+        "  plain:",
+        "    limits: [{type: fixed-window, limit: 5, window: 1m}]",
+        "  full:",
+        "    key: ip",
+        "    offSwitch: FULL_MAX",
+        "    limits: [{type: fixed-window, limit: 5, window: 1m}]",
+        "    skip: success",
+        "    status: 403",
+        "    ban: 10m",
+        "    mode: shadow",
+        "    onStoreError: deny",
+        "    sharedBucket: anon",
+        "    delay: 500ms",
+        "    delayQueue: 4",
+        "  puzzle:",
+        "    limits: [{type: fixed-window, limit: 5, window: 1m}]",
+        "    action: challenge",
+        "    difficulty: 12",
+        "    maxDifficulty: 20");
+    Map<String, Object> plain = RulesSection.render(c.policy().rules().get("plain"), null);
+    assertThat(List.copyOf(plain.keySet()))
+        .containsExactly("key", "limits", "mode", "onStoreError", "sharedBucket");
+    assertThat(plain).containsEntry("key", "ip").containsEntry("mode", "enforce")
+        .containsEntry("onStoreError", "allow").containsEntry("sharedBucket", "unknown");
+    Map<String, Object> full = RulesSection.render(c.policy().rules().get("full"),
+        c.offSwitches().get("full"));
+    assertThat(List.copyOf(full.keySet())).containsExactlyElementsOf(RulesSection.KEYS.stream()
+        .filter(k -> !List.of("countStatus", "action", "difficulty", "maxDifficulty").contains(k))
+        .toList());
+    assertThat(full).containsEntry("offSwitch", "FULL_MAX").containsEntry("skip", "success")
+        .containsEntry("status", 403).containsEntry("ban", "10m").containsEntry("mode", "shadow")
+        .containsEntry("onStoreError", "deny").containsEntry("sharedBucket", "anon")
+        .containsEntry("delay", "500ms").containsEntry("delayQueue", 4);
+    assertThat(RulesSection.render(c.policy().rules().get("puzzle"), null))
+        .containsEntry("action", "challenge").containsEntry("difficulty", 12)
+        .containsEntry("maxDifficulty", 20);
+  }
+
+  @Test
   void store_rendersItsUriWithoutThePassword_andItsCircuitAfterTheTable() throws Exception {
     Map<String, Object> shown = StoreSection.render(parse("store:",
         "  uri: redis://:s3cret@127.0.0.1:6379", "  maxKeys: 10").store());

@@ -202,8 +202,8 @@ class PolicyLoaderTest {
   void unknownKey_isRejected_withSuggestion() {
     assertThat(errors(MINIMAL.replace("    limits:", "    limts: []\n    limits:")))
         .containsExactly("p.yaml:3: rules.analysis.limts : unknown key (expected: did you mean "
-            + "'limits'? one of key, limits, ban, mode, onStoreError, sharedBucket, offSwitch, "
-            + "delay, delayQueue, countStatus, skip, status, action, difficulty, maxDifficulty)");
+            + "'limits'? one of key, offSwitch, limits, skip, countStatus, status, ban, mode, "
+            + "onStoreError, sharedBucket, delay, delayQueue, action, difficulty, maxDifficulty)");
   }
 
   @Test

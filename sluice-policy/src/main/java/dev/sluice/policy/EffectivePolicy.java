@@ -53,7 +53,7 @@ public final class EffectivePolicy {
       out.put("humanChecks", checks);
     }
     List<Object> routes = new ArrayList<>();
-    c.policy().routes().forEach(route -> routes.add(route(route)));
+    c.policy().routes().forEach(route -> routes.add(RoutesSection.render(route)));
     out.put("routes", routes);
     out.put("global", c.policy().global().stream().map(Rule::name).toList());
     if (c.policy().challenge() != null) {
@@ -158,35 +158,6 @@ public final class EffectivePolicy {
       }
     }
     return lm;
-  }
-
-  private static Map<String, Object> route(Route r) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("name", r.name());
-    m.put("methods", List.copyOf(r.methods()));
-    m.put("paths", r.paths());
-    if (r.websocket() != null) {
-      m.put("websocket", r.websocket());
-    }
-    if (!r.hosts().isEmpty()) {
-      m.put("hosts", r.hosts());
-    }
-    if (!r.headers().isEmpty()) {
-      m.put("headers", r.headers());
-    }
-    if (!r.from().isEmpty()) {
-      m.put("from", r.from().toList());
-    }
-    if (r.caseInsensitive()) {
-      m.put("caseInsensitive", true);
-    }
-    if (r.humanCheck() != null) {
-      m.put("humanCheck", r.humanCheck());
-    }
-    m.put("rules", r.rules());
-    m.put("exempt", r.exempt());
-    m.put("cost", r.cost());
-    return m;
   }
 
   private static Map<String, Object> moderation(ModerationSettings s) {

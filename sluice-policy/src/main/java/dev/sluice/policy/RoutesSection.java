@@ -28,9 +28,46 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  */
 final class RoutesSection {
 
-  static final List<String> KEYS =
-      List.of("name", "methods", "paths", "websocket", "rules", "exempt", "cost", "hosts",
-          "headers", "from", "caseInsensitive", "humanCheck");
+  // One table: a route's keys in the order they are shown, their reading (each default is that
+  // of a route as core builds it; a value left out of the rendering reads as null) and
+  // rendering. Read by the section: headers (a mapping) and the human check (named from
+  // humanChecks:).
+  private static final Field<Route, String> NAME = Field.of("name",
+      "1..128 printable ASCII characters", CORE_NAME, Route::name);
+  private static final Field<Route, List<String>> METHODS = Field.list("methods",
+      "HTTP methods like GET", METHOD, r -> List.copyOf(r.methods()));
+  private static final Field<Route, List<String>> PATHS = Field.list("paths",
+      "path patterns like /api/** or /healthz", text -> {
+        Route.builder("x").path(text);
+        return text;
+      }, Route::paths);
+  private static final Field<Route, Boolean> WEBSOCKET = Field.of("websocket",
+      "true (only upgrades) or false (never upgrades); leave it out for either", BOOLEAN,
+      Route::websocket);
+  private static final Field<Route, List<String>> HOSTS = Field.list("hosts",
+      "host names like api.example.com or *.example.com", text -> {
+        Route.builder("x").host(text);
+        return text;
+      }, r -> r.hosts().isEmpty() ? null : r.hosts());
+  private static final Field<Route, Map<String, String>> HEADERS = Field.readBySection(
+      "headers", r -> r.headers().isEmpty() ? null : r.headers());
+  private static final Field<Route, List<String>> FROM = Field.list("from", Toplevel.NETWORK,
+      Toplevel::network, r -> r.from().isEmpty() ? null : r.from().toList());
+  private static final Field<Route, Boolean> CASE_INSENSITIVE = Field.of("caseInsensitive",
+      "true (paths match in either case) or false", BOOLEAN,
+      r -> r.caseInsensitive() ? true : null);
+  private static final Field<Route, String> HUMAN_CHECK = Field.readBySection("humanCheck",
+      Route::humanCheck);
+  private static final Field<Route, List<String>> RULES = Field.list("rules", "rule names",
+      CORE_NAME, Route::rules);
+  private static final Field<Route, Boolean> EXEMPT = Field.of("exempt", "true or false",
+      BOOLEAN, Route::exempt);
+  private static final Field<Route, Long> COST = Field.of("cost", "a whole number > 0",
+      wholeNumber(1, Integer.MAX_VALUE), Route::cost);
+  private static final Fields<Route> FIELDS = new Fields<>(NAME, METHODS, PATHS, WEBSOCKET,
+      HOSTS, HEADERS, FROM, CASE_INSENSITIVE, HUMAN_CHECK, RULES, EXEMPT, COST);
+
+  static final List<String> KEYS = FIELDS.keys();
 
   private record RouteCost(String path, Node node, long cost, List<String> rules) {}
 
@@ -80,31 +117,22 @@ final class RoutesSection {
         continue;
       }
       int before = walk.errors.size();
-      String name = r.get("name", "1..128 printable ASCII characters", CORE_NAME, "route-" + i);
+      Fields<Route>.Row row = FIELDS.read(r, Route.builder("route-" + i).build());
+      String name = row.get(NAME);
       if (!names.add(name)) {
         walk.error(r.node("name"), r.path("name"), quote(name), "a name no other route has");
       }
       Route.Builder b = Route.builder(name);
-      List<String> methods = r.list("methods", "HTTP methods like GET", METHOD, List.of());
-      List<String> paths = r.list("paths", "path patterns like /api/** or /healthz",
-          text -> {
-            Route.builder("x").path(text);
-            return text;
-          }, List.of());
-      Boolean websocket = r.get("websocket", "true (only upgrades) or false (never upgrades); "
-          + "leave it out for either", BOOLEAN, null);
-      boolean exempt = r.get("exempt", "true or false", BOOLEAN, false);
-      boolean caseInsensitive = r.get("caseInsensitive", "true (paths match in either case) or "
-          + "false", BOOLEAN, false);
-      List<String> hosts = r.list("hosts", "host names like api.example.com or *.example.com",
-          text -> {
-            Route.builder("x").host(text);
-            return text;
-          }, List.of());
-      List<String> from = r.list("from", Toplevel.NETWORK, Toplevel::network, List.of());
+      List<String> methods = row.get(METHODS);
+      List<String> paths = row.get(PATHS);
+      Boolean websocket = row.get(WEBSOCKET);
+      boolean exempt = row.get(EXEMPT);
+      boolean caseInsensitive = row.get(CASE_INSENSITIVE) != null && row.get(CASE_INSENSITIVE);
+      List<String> hosts = row.get(HOSTS) == null ? List.of() : row.get(HOSTS);
+      List<String> from = row.get(FROM) == null ? List.of() : row.get(FROM);
       Map<String, String> headers = headers(r);
-      long cost = r.get("cost", "a whole number > 0", wholeNumber(1, Integer.MAX_VALUE), 1L);
-      List<String> rules = r.list("rules", "rule names", CORE_NAME, List.of());
+      long cost = row.get(COST);
+      List<String> rules = row.get(RULES);
       Node rulesNode = r.node("rules");
       for (int k = 0; k < rules.size(); k++) {
         String rule = rules.get(k);
@@ -145,6 +173,11 @@ final class RoutesSection {
         policy.route(b.build());
       }
     }
+  }
+
+  /** A route as the effective policy shows it, from the table. */
+  static Map<String, Object> render(Route r) {
+    return FIELDS.render(r);
   }
 
   /** {@code headers:}, a mapping of header names to the value each must have ({@code *}: any). */

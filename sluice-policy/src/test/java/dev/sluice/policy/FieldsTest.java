@@ -115,6 +115,29 @@ class FieldsTest {
   }
 
   @Test
+  void routes_defaultsAreCoresOwn_andTheRenderingFollowsTheTable() throws Exception {
+    PolicyConfig c = parse("rules:",
+        "  r: {limits: [{type: fixed-window, limit: 5, window: 1m}]}",
+        "routes:",
+        "  - {paths: [/a]}",
+        "  - {name: full, methods: [GET], paths: ['/b/**'], websocket: false,",
+        "     hosts: [api.example.com], headers: {X-V: '2'}, from: [10.0.0.0/8],",
+        "     caseInsensitive: true, rules: [r], cost: 2}");
+    Map<String, Object> plain = RoutesSection.render(c.policy().routes().get(0));
+    assertThat(plain).isEqualTo((Map.of(
+        "name", "route-1", "methods", List.of(), "paths", List.of("/a"), "rules", List.of(),
+        "exempt", false, "cost", 1L)));
+    assertThat(List.copyOf(plain.keySet()))
+        .containsExactly("name", "methods", "paths", "rules", "exempt", "cost");
+    Map<String, Object> full = RoutesSection.render(c.policy().routes().get(1));
+    assertThat(List.copyOf(full.keySet())).containsExactlyElementsOf(RoutesSection.KEYS.stream()
+        .filter(k -> !k.equals("humanCheck")).toList());
+    assertThat(full).containsEntry("websocket", false).containsEntry("caseInsensitive", true)
+        .containsEntry("hosts", List.of("api.example.com")).containsEntry("cost", 2L)
+        .containsEntry("headers", Map.of("x-v", "2"));
+  }
+
+  @Test
   void store_rendersItsUriWithoutThePassword_andItsCircuitAfterTheTable() throws Exception {
     Map<String, Object> shown = StoreSection.render(parse("store:",
         "  uri: redis://:s3cret@127.0.0.1:6379", "  maxKeys: 10").store());

@@ -2,7 +2,6 @@ package dev.sluice.policy;
 
 import dev.sluice.core.Limit;
 import dev.sluice.core.Rule;
-import dev.sluice.core.policy.Route;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,7 +64,7 @@ public final class EffectivePolicy {
     out.put("gateway", GatewaySection.render(c.gateway()));
     out.put("store", StoreSection.render(c.store()));
     if (c.moderation().present()) {
-      out.put("moderation", moderation(c.moderation()));
+      out.put("moderation", ModerationSection.render(c.moderation()));
     }
     if (!c.domains().isEmpty()) {
       List<Object> domains = new ArrayList<>();
@@ -158,54 +157,6 @@ public final class EffectivePolicy {
       }
     }
     return lm;
-  }
-
-  private static Map<String, Object> moderation(ModerationSettings s) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    if (s.lists() != null) {
-      m.put("lists", s.lists());
-    }
-    m.put("shortTermLength", s.shortTermLength());
-    if (!s.surfaces().isEmpty()) {
-      Map<String, Object> surfaces = new LinkedHashMap<>();
-      s.surfaces().forEach((name, r) -> surfaces.put(name, surface(r)));
-      m.put("surfaces", surfaces);
-    }
-    List<Object> http = new ArrayList<>();
-    for (Route route : s.routes().routes()) {
-      Map<String, Object> h = new LinkedHashMap<>();
-      h.put("paths", route.paths());
-      h.put("methods", List.copyOf(route.methods()));
-      h.put("fields", labels(s.http().get(route.name())));
-      http.add(h);
-    }
-    m.put("http", http);
-    List<Object> websocket = new ArrayList<>();
-    s.websocket().forEach((action, fields) -> {
-      Map<String, Object> w = new LinkedHashMap<>();
-      if (!action.equals(ModerationSettings.ANY_ACTION)) {
-        w.put("action", action);
-      }
-      w.put("fields", labels(fields));
-      websocket.add(w);
-    });
-    m.put("websocket", websocket);
-    return m;
-  }
-
-  private static Map<String, Object> surface(SurfaceSettings r) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("minLength", r.minLength());
-    m.put("maxLength", r.maxLength());
-    m.put("separators", r.separators());
-    m.put("allowEmpty", r.allowEmpty());
-    m.put("identifier", r.identifier());
-    m.put("scripts", r.scripts());
-    return m;
-  }
-
-  private static Map<String, Object> labels(Map<String, String> fields) {
-    return new LinkedHashMap<>(fields);
   }
 
   private static String lower(Enum<?> e) {

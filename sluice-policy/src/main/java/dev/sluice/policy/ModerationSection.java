@@ -41,15 +41,45 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  */
 final class ModerationSection {
 
-  static final List<String> KEYS =
-      List.of("lists", "shortTermLength", "surfaces", "http", "websocket");
-  private static final List<String> SURFACE_KEYS = List.of("minLength", "maxLength",
-      "separators", "allowEmpty", "identifier", "scripts");
+  // A surface's table: keys, reading (defaults: the surface's own, SurfaceSettings.defaults)
+  // and rendering. The lengths are checked together once read.
+  private static final Field<SurfaceSettings, Integer> MIN_LENGTH = Field.of("minLength",
+      "1..256", integer(0, Integer.MAX_VALUE), SurfaceSettings::minLength);
+  private static final Field<SurfaceSettings, Integer> MAX_LENGTH = Field.of("maxLength",
+      "1..256", integer(0, Integer.MAX_VALUE), SurfaceSettings::maxLength);
+  private static final Field<SurfaceSettings, String> SEPARATORS = Field.of("separators",
+      "punctuation characters", text -> text, SurfaceSettings::separators);
+  private static final Field<SurfaceSettings, Boolean> ALLOW_EMPTY = Field.of("allowEmpty",
+      "true or false", BOOLEAN, SurfaceSettings::allowEmpty);
+  private static final Field<SurfaceSettings, Boolean> IDENTIFIER = Field.of("identifier",
+      "true or false", BOOLEAN, SurfaceSettings::identifier);
+  private static final Field<SurfaceSettings, String> SCRIPTS_FIELD = Field.of("scripts",
+      String.join(", ", SurfaceSettings.SCRIPTS), oneOf(SurfaceSettings.SCRIPTS),
+      SurfaceSettings::scripts);
+  private static final Fields<SurfaceSettings> SURFACE = new Fields<>(MIN_LENGTH, MAX_LENGTH,
+      SEPARATORS, ALLOW_EMPTY, IDENTIFIER, SCRIPTS_FIELD);
+  private static final List<String> SURFACE_KEYS = SURFACE.keys();
+
+  // The section's table (defaults: ModerationSettings.none()); surfaces, http and websocket are
+  // read by the section, which checks them against each other and websocket.actionField.
+  private static final Field<ModerationSettings, String> LISTS = Field.of("lists",
+      "a directory of list files", NAME, ModerationSettings::lists);
+  private static final Field<ModerationSettings, Integer> SHORT_TERM_LENGTH = Field.of(
+      "shortTermLength", "0..64", integer(0, 64), ModerationSettings::shortTermLength);
+  private static final Field<ModerationSettings, Map<String, Object>> SURFACES_FIELD =
+      Field.readBySection("surfaces", m -> m.surfaces().isEmpty() ? null : surfacesShown(m));
+  private static final Field<ModerationSettings, List<Object>> HTTP = Field.readBySection("http",
+      ModerationSection::httpShown);
+  private static final Field<ModerationSettings, List<Object>> WEBSOCKET = Field.readBySection(
+      "websocket", ModerationSection::websocketShown);
+  private static final Fields<ModerationSettings> FIELDS = new Fields<>(LISTS,
+      SHORT_TERM_LENGTH, SURFACES_FIELD, HTTP, WEBSOCKET);
+
+  static final List<String> KEYS = FIELDS.keys();
   private static final List<String> HTTP_KEYS = List.of("paths", "methods", "fields");
   private static final List<String> WS_KEYS = List.of("action", "fields");
   private static final List<String> SURFACES = ModerationSettings.SURFACES;
   private static final List<String> NAME_SURFACES = SurfaceSettings.NAMES;
-  private static final List<String> SCRIPTS = SurfaceSettings.SCRIPTS;
   private static final List<String> WRITE_METHODS = List.of("POST", "PUT", "PATCH");
 
   private final Walk ctx;
@@ -74,19 +104,60 @@ final class ModerationSection {
   }
 
   private ModerationSettings build(Mapping o, String actionField) {
-    String lists = o.get("lists", "a directory of list files", NAME, null);
+    Fields<ModerationSettings>.Row row = FIELDS.read(o, ModerationSettings.none());
+    String lists = row.get(LISTS);
     Path dir = null;
     if (lists != null) {
       dir = ctx.source == null || ctx.source.getParent() == null ? Path.of(lists)
           : ctx.source.getParent().resolve(lists).normalize();
     }
-    int shortLength = o.get("shortTermLength", "0..64", integer(0, 64), 4);
+    int shortLength = row.get(SHORT_TERM_LENGTH);
     surfaces(o);
     Policy.Builder routes = Policy.builder();
     Map<String, Map<String, String>> http = http(o, routes);
     Map<String, Map<String, String>> ws = websocket(o, actionField);
     return new ModerationSettings(routes.build(), http, ws, lists, dir, shortLength, surfaces,
         where(o.node, o.path), lists == null ? null : where(o.node("lists"), o.path("lists")));
+  }
+
+  /** The section as the effective policy shows it, from the tables. */
+  static Map<String, Object> render(ModerationSettings s) {
+    return FIELDS.render(s);
+  }
+
+  private static Map<String, Object> surfacesShown(ModerationSettings s) {
+    Map<String, Object> surfaces = new LinkedHashMap<>();
+    s.surfaces().forEach((name, r) -> surfaces.put(name, SURFACE.render(r)));
+    return surfaces;
+  }
+
+  /** Null for the defaults ({@link ModerationSettings#none()}, which has no routes). */
+  private static List<Object> httpShown(ModerationSettings s) {
+    if (!s.present()) {
+      return null;
+    }
+    List<Object> http = new ArrayList<>();
+    for (Route route : s.routes().routes()) {
+      Map<String, Object> h = new LinkedHashMap<>();
+      h.put("paths", route.paths());
+      h.put("methods", List.copyOf(route.methods()));
+      h.put("fields", new LinkedHashMap<>(s.http().get(route.name())));
+      http.add(h);
+    }
+    return http;
+  }
+
+  private static List<Object> websocketShown(ModerationSettings s) {
+    List<Object> websocket = new ArrayList<>();
+    s.websocket().forEach((action, fields) -> {
+      Map<String, Object> w = new LinkedHashMap<>();
+      if (!action.equals(ModerationSettings.ANY_ACTION)) {
+        w.put("action", action);
+      }
+      w.put("fields", new LinkedHashMap<>(fields));
+      websocket.add(w);
+    });
+    return websocket;
   }
 
   private ModerationSettings.Where where(Node at, String path) {
@@ -108,14 +179,13 @@ final class ModerationSection {
       if (s == null) {
         continue;
       }
-      SurfaceSettings d = SurfaceSettings.defaults(e.getKey());
-      int min = s.get("minLength", "1..256", integer(0, Integer.MAX_VALUE), d.minLength());
-      int max = s.get("maxLength", "1..256", integer(0, Integer.MAX_VALUE), d.maxLength());
-      String separators = s.get("separators", "punctuation characters", text -> text,
-          d.separators());
-      boolean allowEmpty = s.get("allowEmpty", "true or false", BOOLEAN, d.allowEmpty());
-      boolean identifier = s.get("identifier", "true or false", BOOLEAN, d.identifier());
-      String scripts = s.get("scripts", String.join(", ", SCRIPTS), oneOf(SCRIPTS), d.scripts());
+      Fields<SurfaceSettings>.Row row = SURFACE.read(s, SurfaceSettings.defaults(e.getKey()));
+      int min = row.get(MIN_LENGTH);
+      int max = row.get(MAX_LENGTH);
+      String separators = row.get(SEPARATORS);
+      boolean allowEmpty = row.get(ALLOW_EMPTY);
+      boolean identifier = row.get(IDENTIFIER);
+      String scripts = row.get(SCRIPTS_FIELD);
       String range = "1.." + SurfaceSettings.MAX_LENGTH;
       InvalidValueException bad = min < 1 || min > SurfaceSettings.MAX_LENGTH
           ? new InvalidValueException("minLength", String.valueOf(min), range)

@@ -76,7 +76,8 @@ class MainTest {
         + "  " + p + ":7: rules.api.limits[0].period : 60 (expected: a duration like 500ms, 60s, "
         + "1.5s, 10m, 1h or 1d)\n"
         + "  " + p + ":11: routes[0].rulez : unknown key (expected: did you mean 'rules'? one of "
-        + "name, methods, paths, websocket, rules, exempt, cost, hosts, headers, from, caseInsensitive, humanCheck)\n");
+        + "name, methods, paths, websocket, hosts, headers, from, caseInsensitive, humanCheck, "
+        + "rules, exempt, cost)\n");
   }
 
   @Test

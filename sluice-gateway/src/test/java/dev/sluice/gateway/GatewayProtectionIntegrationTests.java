@@ -170,6 +170,36 @@ class GatewayProtectionIntegrationTests {
     }
   }
 
+  /**
+   * One connection from a trusted proxy carrying two clients, pipelined in one write: each
+   * client is counted on its own key (the relay reuses a connection's last identity only while
+   * the client is the same), so each gets the route's 15 and no more, and the 10 refused never
+   * reach the upstream.
+   */
+  @Test
+  void aProxysConnection_carryingTwoClients_countsEachOnItsOwn() throws Exception {
+    h = new Fixtures.Harness(Fixtures.config(Fixtures.seed000Builder()
+        .clientAddress(ClientAddressResolver.builder().trustedHops(1).build()).build()));
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < 40; i++) {
+        String client = i % 2 == 0 ? "198.51.100.1" : "198.51.100.2";
+        sb.append("GET /api/analysis/").append(i).append(" HTTP/1.1\r\nHost: x\r\n")
+            .append("X-Forwarded-For: ").append(client).append("\r\n\r\n");
+      }
+      c.send(sb.toString());
+      for (int i = 0; i < 40; i++) {
+        String r = c.readResponse();
+        boolean withinItsClientsBurst = i / 2 < 15;
+        assertThat(RawHttp.status(r)).as("request %d", i)
+            .isEqualTo(withinItsClientsBurst ? 200 : 429);
+        if (withinItsClientsBurst) {
+          assertThat(r).contains("\"path\":\"/api/analysis/" + i + "\"");
+        }
+      }
+    }
+  }
+
   @Test
   void hostileHeaders_areAnswered_andTheGatewayKeepsServing() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();

@@ -289,6 +289,11 @@ final class MemoryStore implements Store {
       e.at(arrays, base);
       return;
     }
+    absent(e, owner, hash, maySweep);
+  }
+
+  /** The miss path of {@link #locate}, apart so the lookup stays small enough to inline. */
+  private void absent(Entry e, Object owner, KeyHash hash, boolean maySweep) {
     if (live.get() >= maxKeys - overflowReserve) {
       if (maySweep && fullMisses.incrementAndGet() >= nextSweepAt) {
         sweep(now(), true);

@@ -262,7 +262,8 @@ final class MemoryChecks {
       }
       e.locked = false;
       if (e.table.cas) {
-        MemoryTable.setVolatile(e.slots, e.base + 2, e.cell[0]);
+        // An unlock: a release store suffices (no fence), as for a guard word.
+        MemoryTable.setRelease(e.slots, e.base + 2, e.cell[0]);
       } else {
         MemoryTable.unlock(e.slots, e.base);
       }
@@ -276,7 +277,8 @@ final class MemoryChecks {
   static long drop(MemoryTable t, Segment seg, long now, boolean idle, long max) {
     long dropped = 0;
     long[] cell = new long[1];
-    synchronized (seg) {
+    seg.lock();
+    try {
       MemoryTable.Arrays arrays = seg.arrays;
       long[] slots = arrays.slots;
       int cap = arrays.capacity;
@@ -300,7 +302,8 @@ final class MemoryChecks {
         } else if (MemoryTable.lock(slots, base)) {
           long[] s = t.inline ? slots : (long[]) arrays.states[i];
           if (droppable(t, s, t.inline ? base + 3 : 0, now, idle)) {
-            MemoryTable.setVolatile(slots, base + 2, MemoryTable.GONE);
+            // Gives the guard back as gone: a release, like any unlock.
+            MemoryTable.setRelease(slots, base + 2, MemoryTable.GONE);
             t.delete(seg, arrays, base);
             dropped++;
           } else {
@@ -309,6 +312,8 @@ final class MemoryChecks {
         }
       }
       t.compact(seg);
+    } finally {
+      seg.unlock();
     }
     return dropped;
   }

@@ -58,7 +58,11 @@ final class MemoryStore implements Store {
   private final int overflowReserve;
   /** Fresh state is also swept every this many new keys, so idle keys go long before the cap. */
   private final long freshSweepEvery;
-  private final AtomicLong newKeys = new AtomicLong();
+  /**
+   * Keys the sweeps dropped, ever; with {@link #live} it counts the keys ever inserted, so a new
+   * key costs one atomic increment (of {@code live}), not two.
+   */
+  private final AtomicLong dropped = new AtomicLong();
   private volatile long nextFreshSweep;
 
   MemoryStore(Ticker ticker, int maxKeys) {
@@ -285,6 +289,11 @@ final class MemoryStore implements Store {
       e.at(arrays, base);
       return;
     }
+    absent(e, owner, hash, maySweep);
+  }
+
+  /** The miss path of {@link #locate}, apart so the lookup stays small enough to inline. */
+  private void absent(Entry e, Object owner, KeyHash hash, boolean maySweep) {
     if (live.get() >= maxKeys - overflowReserve) {
       if (maySweep && fullMisses.incrementAndGet() >= nextSweepAt) {
         sweep(now(), true);
@@ -294,7 +303,8 @@ final class MemoryStore implements Store {
         return;
       }
     }
-    if (newKeys.incrementAndGet() >= nextFreshSweep && maySweep) {
+    // The key about to be inserted counts: the sweep runs before it, so it cannot drop it.
+    if (maySweep && inserted() + 1 >= nextFreshSweep) {
       sweep(now(), false);
     }
     insert(e);
@@ -303,13 +313,16 @@ final class MemoryStore implements Store {
   private void insert(Entry e) {
     MemoryTable t = e.table;
     Segment seg = t.segment(e.ka);
-    synchronized (seg) {
+    seg.lock();
+    try {
       int base = t.find(seg.arrays, e.ka, e.kb);
       if (base < 0) {
         base = t.insert(seg, e.ka, e.kb, now());
         live.incrementAndGet();
       }
       e.at(seg.arrays, base);
+    } finally {
+      seg.unlock();
     }
   }
 
@@ -335,13 +348,29 @@ final class MemoryStore implements Store {
       e.ka = Long.MIN_VALUE;
       e.kb = 0;
       Segment last = t.lastResort;
-      synchronized (last) {
+      last.lock();
+      try {
         int at = t.find(last.arrays, e.ka, e.kb);
         if (at < 0) {
           at = t.insert(last, e.ka, e.kb, now()); // may grow the arrays: read them after
         }
         e.at(last.arrays, at);
+      } finally {
+        last.unlock();
       }
+    }
+  }
+
+  /** Keys inserted since the store was made (overflow buckets included). */
+  private long inserted() {
+    return live.get() + dropped.get();
+  }
+
+  /** Drops {@code n} keys from the count. */
+  private void dropped(long n) {
+    if (n > 0) {
+      live.addAndGet(-n);
+      dropped.addAndGet(n);
     }
   }
 
@@ -353,12 +382,12 @@ final class MemoryStore implements Store {
     try {
       for (MemoryTable t : tables.values()) {
         for (Segment seg : t.segments()) {
-          live.addAndGet(-MemoryChecks.drop(t, seg, now, false, Long.MAX_VALUE));
+          dropped(MemoryChecks.drop(t, seg, now, false, Long.MAX_VALUE));
         }
       }
       // The next fresh sweep waits for as many new keys as half the store holds, so sweeps cost
       // O(1) per new key however large the store grows.
-      nextFreshSweep = newKeys.get() + Math.max(freshSweepEvery, live.get() / 2);
+      nextFreshSweep = inserted() + Math.max(freshSweepEvery, live.get() / 2);
       if (!full) {
         return;
       }
@@ -369,7 +398,7 @@ final class MemoryStore implements Store {
           if (excess <= 0) {
             break;
           }
-          live.addAndGet(-MemoryChecks.drop(t, seg, now, true, excess));
+          dropped(MemoryChecks.drop(t, seg, now, true, excess));
         }
       }
       // Still full means the store is held by refusing keys. Sweeping again on every new key

@@ -15,7 +15,7 @@ import java.lang.invoke.VarHandle;
  * <p><b>Concurrency.</b> Lookups take no lock: a slot's key goes from empty to a key to deleted
  * and never back within one array, so a reader that found its key keeps the right slot. A
  * one-long state is updated by compare-and-set, other states under their guard word (a spin
- * lock held for one decision). Inserting, deleting and resizing take the segment's monitor. A
+ * lock held for one decision). Inserting, deleting and resizing take the segment's lock. A
  * resize or delete first marks each old slot dead ({@link #DEAD} or {@link #GONE}), so a reader
  * still working on the old array fails its update and looks the key up again.
  *
@@ -79,16 +79,47 @@ final class MemoryTable {
     return segments;
   }
 
-  /** A segment: its current arrays and its counts, guarded by its monitor. */
+  /**
+   * A segment: its current arrays and its counts, guarded by its lock. The lock is a spin lock
+   * (one compare-and-set to take, a release store to give back) rather than the monitor, whose
+   * exit is a second compare-and-set: every new key takes it once, and a locked instruction right
+   * after the slot's stores waits for them to leave the store buffer. It is held for one insert,
+   * or for one segment's sweep or resize; {@link #backOff} yields to a holder descheduled.
+   */
   static final class Segment {
+    private static final VarHandle HELD;
+
+    static {
+      try {
+        HELD = MethodHandles.lookup().findVarHandle(Segment.class, "held", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     final MemoryTable table;
     volatile Arrays arrays;
+    /** 1 while a thread holds the segment's lock; read and written through {@link #HELD}. */
+    @SuppressWarnings("unused")
+    private int held;
     int live;
     int deleted;
+    /** The most keys live at once since the last compaction: its capacity keeps room for them. */
+    int peak;
 
     Segment(MemoryTable table, int capacity) {
       this.table = table;
       this.arrays = new Arrays(table, capacity);
+    }
+
+    void lock() {
+      for (int spins = 0; !HELD.compareAndSet(this, 0, 1); spins++) {
+        backOff(spins);
+      }
+    }
+
+    void unlock() {
+      HELD.setRelease(this, 0);
     }
   }
 
@@ -137,7 +168,7 @@ final class MemoryTable {
   }
 
   /**
-   * Inserts {@code (ka, kb)} with a fresh state; the caller holds the segment's monitor and has
+   * Inserts {@code (ka, kb)} with a fresh state; the caller holds the segment's lock and has
    * checked that the key is absent. Grows the segment first when needed. Returns the slot.
    */
   int insert(Segment seg, long ka, long kb, long now) {
@@ -167,7 +198,9 @@ final class MemoryTable {
     }
     slots[base + 1] = kb;
     setRelease(slots, base, ka);
-    seg.live++;
+    if (++seg.live > seg.peak) {
+      seg.peak = seg.live;
+    }
     return base;
   }
 
@@ -177,7 +210,7 @@ final class MemoryTable {
 
   /**
    * Moves every live key of {@code seg} into new arrays of {@code capacity} slots, dropping
-   * deleted slots; the caller holds the segment's monitor. Old slots are marked dead first, so
+   * deleted slots; the caller holds the segment's lock. Old slots are marked dead first, so
    * updates still aimed at them fail and retry on the new arrays.
    */
   void rehash(Segment seg, int capacity) {
@@ -239,7 +272,7 @@ final class MemoryTable {
     }
   }
 
-  /** Marks a live slot deleted after {@link #kill}; the caller holds the segment's monitor. */
+  /** Marks a live slot deleted after {@link #kill}; the caller holds the segment's lock. */
   void delete(Segment seg, Arrays arrays, int base) {
     setRelease(arrays.slots, base, DELETED);
     if (!inline) {
@@ -249,13 +282,20 @@ final class MemoryTable {
     seg.deleted++;
   }
 
-  /** After a sweep: reclaims deleted slots, shrinking a segment that a flood left mostly empty. */
+  /**
+   * After a sweep: reclaims deleted slots. The segment keeps room for as many keys as it held at
+   * once since the last sweep (and shrinks to that when a flood left it larger): the keys a sweep
+   * drops are mostly replaced by as many new ones before the next, and shrinking to the few left
+   * made every sweep cycle regrow the segment through several resizes (each key moved about three
+   * times). A flood's room is thus given back one sweep later than the flood's keys.
+   */
   void compact(Segment seg) {
     if (seg.deleted > 0) {
-      int target = capacityFor(seg.live);
+      int target = capacityFor(Math.max(seg.live, seg.peak));
       int cap = seg.arrays.capacity;
-      rehash(seg, cap > 2 * target ? target : cap);
+      rehash(seg, cap > 2 * target ? target : Math.max(cap, target));
     }
+    seg.peak = seg.live;
   }
 
   /**
@@ -293,10 +333,6 @@ final class MemoryTable {
 
   static boolean cas(long[] a, int i, long expected, long value) {
     return LONGS.compareAndSet(a, i, expected, value);
-  }
-
-  static void setVolatile(long[] a, int i, long value) {
-    LONGS.setVolatile(a, i, value);
   }
 
   static void setRelease(long[] a, int i, long value) {

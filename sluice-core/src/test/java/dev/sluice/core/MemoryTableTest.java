@@ -167,6 +167,49 @@ class MemoryTableTest {
   }
 
   /**
+   * New keys raced by many threads at once: each key is inserted once (one slot, one state), so
+   * each admits exactly its limit however many threads met it first, through the segment locks
+   * and the growth they guard; the store counts every key once. Eight threads take the same
+   * 3,000 new keys in the same order, each check hitting both a bucket and a window (2 each).
+   */
+  @Test
+  void newKeysRacedByManyThreads_areInsertedOnce() throws Exception {
+    RateLimiter limiter = RateLimiter.of(Store.memory(ticker, 1_000_000));
+    int keys = 3_000;
+    int threads = 8;
+    AtomicInteger[] allowed = new AtomicInteger[keys];
+    for (int i = 0; i < keys; i++) {
+      allowed[i] = new AtomicInteger();
+    }
+    CountDownLatch start = new CountDownLatch(1);
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread w = new Thread(() -> {
+        try {
+          start.await();
+        } catch (InterruptedException e) {
+          return;
+        }
+        for (int i = 0; i < keys; i++) {
+          if (limiter.check(List.of(BUCKET, WINDOW), ip(i), 1).allowed()) {
+            allowed[i].incrementAndGet();
+          }
+        }
+      });
+      w.start();
+      workers.add(w);
+    }
+    start.countDown();
+    for (Thread w : workers) {
+      w.join();
+    }
+    for (int i = 0; i < keys; i++) {
+      assertThat(allowed[i].get()).as("key %d", i).isEqualTo(2);
+    }
+    assertThat(limiter.store().size()).isEqualTo(2L * keys);
+  }
+
+  /**
    * Regression (issue 7): the token bucket read the time before taking its key, so under
    * contention a later decision could report the same "remaining" as an earlier one.
    */

@@ -48,6 +48,9 @@ final class LogInput implements Closeable {
   private int lim;
   private boolean eof;
   private long line;
+  /** The line {@link #nextLine} found. */
+  int lineStart;
+  int lineEnd;
   /** Lines of other partitions, skipped. */
   long skipped;
 
@@ -109,6 +112,38 @@ final class LogInput implements Closeable {
    * not parse are counted in the problems and skipped.
    */
   boolean next(LogRecord r) throws InputException {
+    while (nextLine()) {
+      int s = lineStart;
+      int e = lineEnd;
+      if (partitions > 1) {
+        long h = format.partitionHash(buf, s, e, scratch);
+        if (h != 0 && Math.floorMod(h, partitions) != partition) {
+          skipped++;
+          continue;
+        }
+        if (h == 0 && partition != 0) {
+          // A line that does not parse is reported once, by partition 0.
+          skipped++;
+          continue;
+        }
+      }
+      r.reset(buf);
+      r.line = line;
+      r.input = index;
+      if (format.parse(buf, s, e, r)) {
+        return true;
+      }
+      problems.bad(name, line, r.error, buf, s, e);
+    }
+    return false;
+  }
+
+  /**
+   * The next non-empty line of at most {@link #MAX_LINE} bytes, unparsed: {@code buf[lineStart,
+   * lineEnd)}, valid until the next call, its number {@link #lines()}; false at the end. The
+   * format is known once it returned true (detected from the first line when not given).
+   */
+  boolean nextLine() throws InputException {
     while (true) {
       int nl = Bytes.indexOf(buf, pos, lim, (byte) '\n');
       if (nl < 0) {
@@ -151,26 +186,21 @@ final class LogInput implements Closeable {
               + Formats.USAGE + "; give --format)");
         }
       }
-      if (partitions > 1) {
-        long h = format.partitionHash(buf, s, e, scratch);
-        if (h != 0 && Math.floorMod(h, partitions) != partition) {
-          skipped++;
-          continue;
-        }
-        if (h == 0 && partition != 0) {
-          // A line that does not parse is reported once, by partition 0.
-          skipped++;
-          continue;
-        }
-      }
-      r.reset(buf);
-      r.line = line;
-      r.input = index;
-      if (format.parse(buf, s, e, r)) {
-        return true;
-      }
-      problems.bad(name, line, r.error, buf, s, e);
+      lineStart = s;
+      lineEnd = e;
+      return true;
     }
+  }
+
+  /** The bytes {@link #lineStart} and {@link #lineEnd} index. */
+  byte[] buffer() {
+    return buf;
+  }
+
+  /** The line's client partition of {@code partitions}, or -1 when the line does not parse. */
+  int partitionOf(int partitions) {
+    long h = format.partitionHash(buf, lineStart, lineEnd, scratch);
+    return h == 0 ? -1 : Math.floorMod(h, partitions);
   }
 
   private void skipLongLine() throws InputException {

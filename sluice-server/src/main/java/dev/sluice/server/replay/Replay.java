@@ -11,8 +11,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * merged by time, each line decided by an {@link Engine}. With {@code threads > 1} the clients
  * are split into that many partitions by a hash of the logged address, each replayed by its own
  * thread with its own engine and store, which is exact while every rule is keyed by the client
- * address (the partitions then share no key); each thread reads every input and skips other
- * partitions' lines after reading only their address.
+ * address (the partitions then share no key). One log is read once for all partitions
+ * ({@link SplitInput}: each line cut and its partition found once); with several logs, merged by
+ * time, each thread reads every log and skips other partitions' lines after reading only their
+ * address.
  */
 final class Replay {
 
@@ -42,6 +44,10 @@ final class Replay {
   private final InputStream stdin;
   private final Engine.Listener listener;
   private final List<Worker> workers = new ArrayList<>();
+  /** With several partitions and one log: the log, read once for all; else null. */
+  private SplitInput split;
+  /** Lines the split log's reader found bad before any partition saw them (too long). */
+  private final Problems splitProblems = new Problems();
 
   Replay(Options options, InputStream stdin, Engine.Listener listener) {
     this.options = options;
@@ -80,6 +86,21 @@ final class Replay {
 
   Result run() throws LogInput.InputException {
     long start = System.nanoTime();
+    if (workers.size() > 1 && options.logs().size() == 1) {
+      split = new SplitInput(LogInput.open(options.logs().get(0), 0, stdin, options.format(),
+          splitProblems, 0, 1), workers.size());
+    }
+    try {
+      runWorkers();
+    } finally {
+      if (split != null) {
+        split.input().close();
+      }
+    }
+    return result(start);
+  }
+
+  private void runWorkers() throws LogInput.InputException {
     if (workers.size() == 1) {
       workers.get(0).run();
     } else {
@@ -107,6 +128,9 @@ final class Replay {
         throw w.crash.get();
       }
     }
+  }
+
+  private Result result(long start) {
     long elapsed = System.nanoTime() - start;
     Worker first = workers.get(0);
     Tally a = first.a == null ? null : first.a.tally;
@@ -131,6 +155,7 @@ final class Replay {
         problems.addAll(w.problems);
       }
     }
+    problems.addAll(splitProblems);
     return new Result(a, b, problems, first.infos, first.lines, parsed, backwards, behind,
         elapsed);
   }
@@ -162,16 +187,22 @@ final class Replay {
 
     @Override
     public void run() {
+      SplitInput.Part part = split == null ? null : split.part(partition);
       try {
-        replay();
+        replay(part);
       } catch (LogInput.InputException e) {
         failure.set(e);
       } catch (RuntimeException e) {
         crash.set(e);
+      } finally {
+        if (part != null) {
+          part.close();
+        }
       }
     }
 
-    private void replay() throws LogInput.InputException {
+    /** Replays the partition: its lines of the one split log ({@code part}), or of every log. */
+    private void replay(SplitInput.Part part) throws LogInput.InputException {
       List<String> logs = options.logs();
       int n = logs.size();
       LogInput[] in = new LogInput[n];
@@ -179,10 +210,10 @@ final class Replay {
       boolean[] live = new boolean[n];
       try {
         for (int i = 0; i < n; i++) {
-          in[i] = LogInput.open(logs.get(i), i, stdin, options.format(), problems, partition,
-              options.threads());
+          in[i] = part != null ? split.input() : LogInput.open(logs.get(i), i, stdin,
+              options.format(), problems, partition, options.threads());
           rec[i] = new LogRecord();
-          live[i] = in[i].next(rec[i]);
+          live[i] = part != null ? part.next(rec[i], problems) : in[i].next(rec[i]);
         }
         long beat = 0;
         while (true) {
@@ -203,7 +234,7 @@ final class Replay {
               b.offer(r);
             }
           }
-          live[next] = in[next].next(r);
+          live[next] = part != null ? part.next(r, problems) : in[next].next(r);
           if ((++beat & 0x3fff) == 0) {
             publish(in);
           }
@@ -220,8 +251,9 @@ final class Replay {
           b.finish();
         }
       } finally {
+        // The split log is closed once, by run().
         for (LogInput i : in) {
-          if (i != null) {
+          if (i != null && part == null) {
             i.close();
           }
         }

@@ -1,15 +1,13 @@
 package dev.sluice.bench;
 
-import dev.sluice.core.Limit;
-import dev.sluice.core.Rule;
 import dev.sluice.core.address.ClientAddress;
 import dev.sluice.core.address.ClientAddressResolver;
 import dev.sluice.core.policy.Check;
 import dev.sluice.core.policy.Policy;
 import dev.sluice.core.policy.RequestView;
-import dev.sluice.core.policy.Route;
-import java.time.Duration;
+import dev.sluice.policy.PolicyLoader;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -23,7 +21,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * {@code Policy.select} alone, on seed 000's routes with a global backstop: what matching a
+ * {@code Policy.select} alone, on the embedded default policy (seed 000's routes and seed 004's
+ * global backstop, as {@code sluice serve} and {@code sluice replay} run it): what matching a
  * request to its rules and reading its identity costs per request, for a new client each time
  * (the replay's and a proxy's case: 4,096 clients in turn, each request a view of its own whose
  * address is resolved once, as the gateway's head does). Sluice only; with its allocation
@@ -50,31 +49,13 @@ public class PolicySelectBenchmark {
   private int next;
 
   @Setup
-  public void setup() {
-    policy = Policy.builder()
-        .rule(bucket("connect", 120, 240)).rule(bucket("read", 120, 240))
-        .rule(bucket("analysis", 15, 30)).rule(bucket("write", 30, 60))
-        .rule(Rule.builder("backstop")
-            .limit(Limit.fixedWindow("backstop", 600, Duration.ofMinutes(1))).build())
-        .global("backstop")
-        .route(Route.builder("health").method("GET").path("/healthz").exempt(true).build())
-        .route(Route.builder("connect").websocket(true).rule("connect").build())
-        .route(Route.builder("analysis").path("/api/analysis/**").rule("analysis").build())
-        .route(Route.builder("read").method("GET").method("HEAD").path("/api/**")
-            .path("/records/**").rule("read").build())
-        .route(Route.builder("static").method("GET").method("HEAD").build())
-        .route(Route.builder("write").rule("write").build())
-        .build();
+  public void setup() throws Exception {
+    policy = PolicyLoader.loadDefault(Map.of()).config().policy();
     views = new View[CLIENTS];
     for (int i = 0; i < CLIENTS; i++) {
       views[i] = new View(PATHS[i % PATHS.length],
           "198.51." + (100 + (i >> 8)) + "." + (i & 255));
     }
-  }
-
-  private static Rule bucket(String name, int burst, int perMinute) {
-    return Rule.builder(name)
-        .limit(Limit.tokenBucket(name, burst, perMinute, Duration.ofMinutes(1))).build();
   }
 
   @Benchmark

@@ -271,7 +271,6 @@ final class RulesSection {
   /** {@code action:} past the limit, and a challenge's {@code difficulty}/{@code maxDifficulty}. */
   private void action(Mapping r, Rule.Builder b, String action) {
     b.action(Rule.Action.valueOf(action.toUpperCase(Locale.ROOT)));
-    String bits = DIFFICULTY_EXPECTED;
     if (!action.equals("challenge")) {
       for (String key : List.of("difficulty", "maxDifficulty")) {
         if (r.has(key)) {
@@ -285,11 +284,12 @@ final class RulesSection {
       try {
         return wholeNumber(1, Rule.MAX_DIFFICULTY).parse(text);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(bits);
+        throw new IllegalArgumentException(DIFFICULTY_EXPECTED);
       }
     };
-    long difficulty = r.get("difficulty", bits, zeroBits, (long) Rule.DEFAULT_DIFFICULTY);
-    long max = r.get("maxDifficulty", bits, zeroBits, difficulty);
+    long difficulty = r.get("difficulty", DIFFICULTY_EXPECTED, zeroBits,
+        (long) Rule.DEFAULT_DIFFICULTY);
+    long max = r.get("maxDifficulty", DIFFICULTY_EXPECTED, zeroBits, difficulty);
     try {
       b.difficulty((int) difficulty, (int) max);
     } catch (IllegalArgumentException ex) {

@@ -179,8 +179,19 @@ public final class Gateway implements AutoCloseable {
     private boolean h2c = true;
     private Path upstreamCa;
     private String upstreamSni;
+    private Moderation.Cache moderations = new Moderation.Cache();
 
     private Builder() {}
+
+    /**
+     * Where the server's loads left the moderation sections they checked ({@link
+     * Moderation.Cache#check}), so a reload's Moderator is not built again on an event loop; the
+     * default is an empty one, and each config's section is built when it is first installed.
+     */
+    public Builder moderations(Moderation.Cache moderations) {
+      this.moderations = Objects.requireNonNull(moderations, "moderations");
+      return this;
+    }
 
     /**
      * Serves TLS with this certificate (HTTP/2 and HTTP/1.1 by ALPN); null (the default) for
@@ -277,7 +288,7 @@ public final class Gateway implements AutoCloseable {
       if (limiter == null) {
         throw new IllegalArgumentException("limiter : null (expected: a rate limiter)");
       }
-      Snapshot.Source snapshots = new Snapshot.Source(config, limiter, events);
+      Snapshot.Source snapshots = new Snapshot.Source(config, limiter, events, moderations);
       EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, Transport.ioHandler());
       EventLoopGroup workers = eventLoops != null ? eventLoops : Gateway.eventLoops(threads);
       ChannelGroup children = eventLoops != null

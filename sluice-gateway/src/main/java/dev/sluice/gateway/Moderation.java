@@ -34,37 +34,18 @@ public record Moderation(Moderator moderator, Policy routes,
   private static final Moderation NONE = new Moderation(null, null, Map.of(), Map.of());
 
   /**
-   * The last section {@link #check} built, kept for {@link #of} when the gateway installs that
-   * same settings object: its lists are read once per load, and no Moderator (10 to 30 ms, more
-   * on first use of ICU4J) is built on an event loop after a reload.
-   */
-  private static volatile Built last;
-
-  private record Built(ModerationSettings settings, Moderation moderation) {}
-
-  /**
    * The problems of {@code settings} that only building its Moderator finds, like {@code
    * lists/blocked.txt:3: moderation.lists : "***" (expected: ...)}; none when it builds. The
    * server runs this on every load and reload, so such a policy is rejected as a bad key is.
    */
   public static List<ConfigError> check(ModerationSettings settings) {
     List<ConfigError> errors = new ArrayList<>();
-    Moderation m = build(settings, errors);
-    if (m != null && m != NONE) {
-      last = new Built(settings, m);
-    }
+    build(settings, errors);
     return errors;
   }
 
-  /**
-   * The section of a config the loader accepted: the one {@link #check} built for this very
-   * object, otherwise built now (a config made in code, or another server's in the same JVM).
-   */
+  /** The section of a config the loader accepted, built now. */
   static Moderation of(ModerationSettings settings) {
-    Built b = last;
-    if (b != null && b.settings == settings) {
-      return b.moderation;
-    }
     List<ConfigError> errors = new ArrayList<>();
     Moderation m = build(settings, errors);
     if (m == null) {
@@ -72,6 +53,33 @@ public record Moderation(Moderator moderator, Policy routes,
     }
     return m;
   }
+
+  /**
+   * The last section one server checked, found again by its gateway when it installs that same
+   * settings object: the lists are read once per load, and no Moderator (10 to 30 ms, more on
+   * ICU4J's first use) is built on an event loop after a reload.
+   */
+  public static final class Cache {
+    private volatile Built last;
+
+    /** {@link Moderation#check}, keeping the section built for {@link #of}. */
+    public List<ConfigError> check(ModerationSettings settings) {
+      List<ConfigError> errors = new ArrayList<>();
+      Moderation m = build(settings, errors);
+      if (m != null) {
+        last = new Built(settings, m);
+      }
+      return errors;
+    }
+
+    /** The section {@link #check} built for this very object, otherwise built now. */
+    Moderation of(ModerationSettings settings) {
+      Built b = last;
+      return b != null && b.settings == settings ? b.moderation : Moderation.of(settings);
+    }
+  }
+
+  private record Built(ModerationSettings settings, Moderation moderation) {}
 
   private static Moderation build(ModerationSettings s, List<ConfigError> errors) {
     if (s == null || !s.present()) {

@@ -37,7 +37,7 @@ final class Snapshot {
   final Admission admission;
 
   private Snapshot(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
-      DelayGate delays, HumanVerifier verifier) {
+      DelayGate delays, HumanVerifier verifier, Moderation.Cache moderations) {
     this.config = config;
     this.gateway = config.gateway() == null ? GatewaySettings.defaults() : config.gateway();
     this.cors = CorsHeaders.of(config.responses().cors());
@@ -53,7 +53,7 @@ final class Snapshot {
     this.admission = Admission.builder().limiter(limiter).policy(policy)
         .responses(http.responses()).listener(events).delays(delays).verifier(verifier).build();
     this.ws = webSocket(policy, w);
-    this.moderation = Moderation.of(config.moderation());
+    this.moderation = moderations.of(config.moderation());
     this.accessLog = config.logging().access() != LoggingSettings.Access.OFF;
     this.clientHeaders = config.trust().clientHeaders().stream().map(HeadWriter::ascii)
         .toArray(byte[][]::new);
@@ -61,15 +61,15 @@ final class Snapshot {
 
   static Snapshot of(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
       DelayGate delays) {
-    return of(config, limiter, events, delays, null);
+    return of(config, limiter, events, delays, null, new Moderation.Cache());
   }
 
   static Snapshot of(PolicyConfig config, RateLimiter limiter, GatewayEvents events,
-      DelayGate delays, HumanVerifier verifier) {
+      DelayGate delays, HumanVerifier verifier, Moderation.Cache moderations) {
     if (config == null || config.policy() == null) {
       throw new IllegalArgumentException("config : " + config + " (expected: a config with a policy)");
     }
-    return new Snapshot(config, limiter, events, delays, verifier);
+    return new Snapshot(config, limiter, events, delays, verifier, moderations);
   }
 
   private static WebSocketGuardSettings webSocket(Policy policy, WebSocketSettings w) {
@@ -108,18 +108,20 @@ final class Snapshot {
     private volatile PolicyConfig failed;
     /** Human checks' siteverify client, one per gateway: kept across reloads. */
     private final HumanVerifier verifier;
+    private final Moderation.Cache moderations;
 
     Source(Supplier<PolicyConfig> config, RateLimiter limiter, GatewayEvents events) {
-      this(config, limiter, events, new SiteVerify(java.time.Clock.systemUTC()));
+      this(config, limiter, events, new Moderation.Cache());
     }
 
     Source(Supplier<PolicyConfig> config, RateLimiter limiter, GatewayEvents events,
-        HumanVerifier verifier) {
+        Moderation.Cache moderations) {
       this.config = config;
       this.limiter = limiter;
       this.events = events;
-      this.verifier = verifier;
-      this.last = Snapshot.of(config.get(), limiter, events, delays, verifier);
+      this.verifier = new SiteVerify(java.time.Clock.systemUTC());
+      this.moderations = moderations;
+      this.last = Snapshot.of(config.get(), limiter, events, delays, verifier, moderations);
     }
 
     @Override
@@ -130,7 +132,7 @@ final class Snapshot {
         return s;
       }
       try {
-        s = Snapshot.of(c, limiter, events, delays, verifier);
+        s = Snapshot.of(c, limiter, events, delays, verifier, moderations);
       } catch (RuntimeException e) {
         // The config loader validates before swapping; if something still slips through, keep
         // serving with the settings that worked.

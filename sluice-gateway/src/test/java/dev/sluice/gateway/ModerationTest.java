@@ -75,15 +75,19 @@ class ModerationTest {
     Files.writeString(blocked, "frack\n", StandardCharsets.UTF_8);
     Path file = policy("  lists: .", "  http:", "    - paths: [/x]", "      fields: {u: username}");
     ModerationSettings loaded = load(file);
-    assertThat(Moderation.check(loaded)).isEmpty();
+    Moderation.Cache cache = new Moderation.Cache();
+    assertThat(cache.check(loaded)).isEmpty();
     Files.writeString(blocked, "zorp\n", StandardCharsets.UTF_8);
-    Moderation m = Moderation.of(loaded);
-    assertThat(m).isSameAs(Moderation.of(loaded));
+    Moderation m = cache.of(loaded);
+    assertThat(m).isSameAs(cache.of(loaded));
     assertThat(m.moderator().check("frack", Surface.USERNAME).allowed()).isFalse();
     assertThat(m.moderator().check("zorp", Surface.USERNAME).allowed()).isTrue();
+    // Another server's cache, or none, reads the lists as they are now.
+    assertThat(new Moderation.Cache().of(loaded).moderator().check("zorp", Surface.USERNAME)
+        .allowed()).isFalse();
     ModerationSettings reloaded = load(file);
-    assertThat(Moderation.check(reloaded)).isEmpty();
-    assertThat(Moderation.of(reloaded).moderator().check("zorp", Surface.USERNAME).allowed())
+    assertThat(cache.check(reloaded)).isEmpty();
+    assertThat(cache.of(reloaded).moderator().check("zorp", Surface.USERNAME).allowed())
         .isFalse();
   }
 

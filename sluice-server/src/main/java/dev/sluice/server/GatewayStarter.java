@@ -4,6 +4,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.gateway.DecisionApi;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.gateway.GatewayEvents;
+import dev.sluice.gateway.Moderation;
 import dev.sluice.gateway.ServerTls;
 import dev.sluice.policy.PolicyConfig;
 import io.netty.channel.EventLoopGroup;
@@ -24,10 +25,13 @@ interface GatewayStarter {
     void close();
   }
 
-  /** Starts the gateway on {@code loops} (made by {@link Gateway#eventLoops}), left running. */
+  /**
+   * Starts the gateway on {@code loops} (made by {@link Gateway#eventLoops}), left running;
+   * {@code moderations} holds the sections the server's loads built.
+   */
   Running start(InetSocketAddress listen, URI upstream, Supplier<PolicyConfig> config,
-      RateLimiter limiter, GatewayEvents events, EventLoopGroup loops, DecisionApi api, Tls tls)
-      throws Exception;
+      RateLimiter limiter, GatewayEvents events, EventLoopGroup loops, DecisionApi api, Tls tls,
+      Moderation.Cache moderations) throws Exception;
 
   /** The listener's certificate (null: plain HTTP) and the https upstream's trust and SNI. */
   record Tls(ServerTls server, Path upstreamCa, String upstreamSni) {
@@ -39,11 +43,11 @@ interface GatewayStarter {
    * on an I/O thread, so the default of one thread per core suits Redis as well.
    */
   static GatewayStarter netty() {
-    return (listen, upstream, config, limiter, events, loops, api, tls) -> {
+    return (listen, upstream, config, limiter, events, loops, api, tls, moderations) -> {
       Gateway gateway = Gateway.builder().listen(listen).upstream(upstream).config(config)
           .limiter(limiter).events(events).eventLoops(loops).decisionApi(api)
           .tls(tls.server()).upstreamCa(tls.upstreamCa()).upstreamSni(tls.upstreamSni())
-          .start();
+          .moderations(moderations).start();
       return new Running() {
         @Override
         public int port() {

@@ -21,9 +21,15 @@ public final class Policies {
 
   /** {@code file}, or the embedded default when null. */
   public static LoadedPolicy load(Path file, Map<String, String> env) throws ConfigException {
+    return load(file, env, new Moderation.Cache());
+  }
+
+  /** {@link #load(Path, Map)}, leaving the moderation section built in {@code moderations}. */
+  static LoadedPolicy load(Path file, Map<String, String> env, Moderation.Cache moderations)
+      throws ConfigException {
     LoadedPolicy loaded = file == null ? PolicyLoader.loadDefault(env)
         : PolicyLoader.load(file, env);
-    List<ConfigError> errors = Moderation.check(loaded.config().moderation());
+    List<ConfigError> errors = moderations.check(loaded.config().moderation());
     if (!errors.isEmpty()) {
       throw new ConfigException(errors, loaded.warnings());
     }

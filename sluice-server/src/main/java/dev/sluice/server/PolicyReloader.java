@@ -1,5 +1,6 @@
 package dev.sluice.server;
 
+import dev.sluice.gateway.Moderation;
 import dev.sluice.server.admin.Metrics;
 import dev.sluice.server.admin.ReloadHistory;
 import dev.sluice.policy.ConfigError;
@@ -36,6 +37,7 @@ final class PolicyReloader implements AutoCloseable {
 
   private final Path file;
   private final Map<String, String> env;
+  private final Moderation.Cache moderations;
   private final AtomicReference<LoadedPolicy> current;
   private final Metrics metrics;
   private final Log log;
@@ -49,9 +51,10 @@ final class PolicyReloader implements AutoCloseable {
   private boolean missingReported;
   private ScheduledExecutorService poller;
 
-  PolicyReloader(Path file, Map<String, String> env, AtomicReference<LoadedPolicy> current,
-      StoreSettings fileStoreAtStart, Metrics metrics, Log log, boolean dryRun,
-      ReloadHistory history) {
+  PolicyReloader(Path file, Map<String, String> env, Moderation.Cache moderations,
+      AtomicReference<LoadedPolicy> current, StoreSettings fileStoreAtStart, Metrics metrics,
+      Log log, boolean dryRun, ReloadHistory history) {
+    this.moderations = moderations;
     this.dryRun = dryRun;
     this.history = history;
     this.file = file;
@@ -89,7 +92,7 @@ final class PolicyReloader implements AutoCloseable {
     }
     LoadedPolicy next;
     try {
-      next = Policies.load(file, env);
+      next = Policies.load(file, env, moderations);
     } catch (ConfigException e) {
       metrics.reload(false);
       e.warnings().forEach(w -> log.warn(w, "policy", file));

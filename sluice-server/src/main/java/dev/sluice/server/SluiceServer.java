@@ -4,6 +4,7 @@ import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Store;
 import dev.sluice.gateway.DecisionApi;
 import dev.sluice.gateway.Gateway;
+import dev.sluice.gateway.Moderation;
 import dev.sluice.gateway.ServerTls;
 import dev.sluice.policy.ConfigException;
 import dev.sluice.policy.Durations;
@@ -91,8 +92,10 @@ public final class SluiceServer implements AutoCloseable {
       GatewayStarter starter) throws Exception {
     log.info("sluice starting", "version", Version.get(), "java", System.getProperty("java.version"));
     LoadedPolicy loaded;
+    // The moderation sections this server's loads build, found again by its gateway.
+    Moderation.Cache moderations = new Moderation.Cache();
     try {
-      loaded = Policies.load(options.config(), env);
+      loaded = Policies.load(options.config(), env, moderations);
     } catch (ConfigException e) {
       e.warnings().forEach(log::warn);
       throw e;
@@ -156,8 +159,8 @@ public final class SluiceServer implements AutoCloseable {
     TlsReloader tlsReloader = serverTls == null ? null : new TlsReloader(serverTls, log);
     Runnable hangup = null;
     try {
-      reloader = new PolicyReloader(options.config(), env, ref, fileStore, metrics, log,
-          options.dryRun(), new ReloadHistory());
+      reloader = new PolicyReloader(options.config(), env, moderations, ref, fileStore,
+          metrics, log, options.dryRun(), new ReloadHistory());
       PolicyReloader r = reloader;
       log.info("policy loaded", "source", installed.sourceName(), "summary", installed.summary());
       log.info("store", "store", Stores.describe(storeSettings));
@@ -258,7 +261,7 @@ public final class SluiceServer implements AutoCloseable {
         DecisionApi gatewayApi = onGateway;
         gateway = listen("--listen", options.listen(),
             () -> starter.start(options.listen(), options.upstream(), config, limiter, metrics,
-                loops, gatewayApi, gatewayTls));
+                loops, gatewayApi, gatewayTls, moderations));
         log.info("gateway listening", "address", (serverTls != null ? "https://" : "http://")
             + host(options.listen()) + ":" + gateway.port(), "upstream",
             options.upstream() == null ? "built-in demo (200 and a small JSON body)"

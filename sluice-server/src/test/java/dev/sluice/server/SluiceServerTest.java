@@ -43,7 +43,7 @@ class SluiceServerTest {
   boolean gatewayClosed;
   SluiceServer server;
 
-  final GatewayStarter fake = (listen, upstream, cfg, lim, ev, threads, api, tls) -> {
+  final GatewayStarter fake = (listen, upstream, cfg, lim, ev, threads, api, tls, mods) -> {
     config = cfg;
     limiter = lim;
     events = ev;
@@ -109,10 +109,10 @@ class SluiceServerTest {
     }
     URI readyz = URI.create("http://127.0.0.1:" + adminPort + "/readyz");
     HttpResponse<?>[] whileStarting = new HttpResponse<?>[1];
-    GatewayStarter slow = (listen, upstream, cfg, lim, ev, loops, api, tls) -> {
+    GatewayStarter slow = (listen, upstream, cfg, lim, ev, loops, api, tls, mods) -> {
       whileStarting[0] = client.send(HttpRequest.newBuilder(readyz).build(),
           HttpResponse.BodyHandlers.ofString());
-      return fake.start(listen, upstream, cfg, lim, ev, loops, api, tls);
+      return fake.start(listen, upstream, cfg, lim, ev, loops, api, tls, mods);
     };
     ServeOptions o = new ServeOptions(null, new InetSocketAddress("127.0.0.1", 0), null,
         new InetSocketAddress("127.0.0.1", adminPort), null, Duration.ofMillis(20), 0);

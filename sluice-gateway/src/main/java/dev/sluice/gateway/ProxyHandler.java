@@ -1,6 +1,5 @@
 package dev.sluice.gateway;
 
-import dev.sluice.netty.ReadGate;
 import dev.sluice.netty.Exchange;
 import dev.sluice.netty.NettyRequestView;
 import dev.sluice.netty.WebSockets;
@@ -22,8 +21,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 
 /**
@@ -35,7 +32,7 @@ import java.util.ArrayDeque;
  * <p>Backpressure: a client that reads slowly stops reads from the upstream, and an upstream that
  * reads slowly stops reads from the client.
  */
-final class ProxyHandler extends ChannelInboundHandlerAdapter implements UpstreamPool.Owner {
+final class ProxyHandler extends ChannelInboundHandlerAdapter implements UpstreamLink.Side {
 
   private final Upstream upstream;
   private final UpstreamPool pool;
@@ -50,8 +47,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   /** The client's side of the forwarding headers. */
   private Forwarding.Peer peer;
 
-  private Channel up;
-  private boolean connecting;
+  private UpstreamLink link;
+  /** What waits for the upstream connection to open. */
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
 
   private HttpRequest current;
@@ -62,8 +59,6 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   private boolean upKeepAlive;
   private boolean relayingInterim;
   private boolean dropRest;
-  /** The upstream response timeout, armed once a request is sent. */
-  private Deadline responseDeadline;
 
   private WebSocketRelay relay;
 
@@ -80,7 +75,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.client = ctx.channel();
-    this.responseDeadline = new Deadline(ctx.executor(), this::responseTimeout);
+    this.link = new UpstreamLink(client, upstream, pool, events, true, this);
   }
 
   @Override
@@ -148,69 +143,34 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   }
 
   private void send(Object msg) {
-    if (up != null && up.isActive() && !connecting && queued.isEmpty()) {
+    if (queued.isEmpty() && link.link(snap)) {
       writeUp(msg);
-      return;
-    }
-    queued.add(msg);
-    if (!connecting) {
-      connect();
+    } else {
+      queued.add(msg);
     }
   }
 
   private void writeUp(Object msg) {
-    boolean last = msg instanceof LastHttpContent;
     // A head is always followed by content (at least an empty last part): flush once, with it.
     // A void promise: a failed write reaches the upstream handler's exceptionCaught (close).
-    if (msg instanceof HttpContent) {
-      up.writeAndFlush(msg, up.voidPromise());
-    } else {
-      up.write(msg, up.voidPromise());
-    }
-    if (last) {
-      startResponseTimer();
-    }
-    if (!up.isWritable()) {
-      ReadGate.pause(client, ReadGate.UPSTREAM);
+    link.write(msg, msg instanceof HttpContent);
+    if (msg instanceof LastHttpContent) {
+      link.sent(snap);
     }
   }
 
-  private void connect() {
-    Channel idle = pool.take(client.eventLoop(), this, true);
-    if (idle != null) {
-      up = idle;
-      Object m;
-      while ((m = queued.poll()) != null) {
-        writeUp(m);
-      }
-      return;
+  @Override
+  public void connected() {
+    Object m;
+    while ((m = queued.poll()) != null) {
+      writeUp(m);
     }
-    connecting = true;
-    ReadGate.pause(client, ReadGate.UPSTREAM);
-    pool.connect(client.eventLoop(), snap, this, true).addListener((ChannelFutureListener) done -> {
-      connecting = false;
-      if (!client.isActive()) {
-        done.channel().close();
-        releaseQueued();
-        return;
-      }
-      if (!done.isSuccess()) {
-        releaseQueued();
-        ReadGate.resume(client, ReadGate.UPSTREAM);
-        badGateway(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + Generated.reason(done.cause()));
-        return;
-      }
-      up = done.channel();
-      // Drain first: on an HTTP/2 stream, resuming delivers what was read at once (re-entering
-      // channelRead), and the queued head must reach the upstream before that body.
-      Object m;
-      while ((m = queued.poll()) != null) {
-        writeUp(m);
-      }
-      if (up != null && up.isWritable()) {
-        ReadGate.resume(client, ReadGate.UPSTREAM);   // else upstreamWritable resumes
-      }
-    });
+  }
+
+  @Override
+  public void connectFailed(Throwable cause) {
+    releaseQueued();
+    badGateway(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + Generated.reason(cause));
   }
 
   private void releaseQueued() {
@@ -220,17 +180,9 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     }
   }
 
-  private void startResponseTimer() {
-    long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
-    if (nanos > 0) {
-      responseDeadline.arm(nanos);
-    } else {
-      responseDeadline.disarm();
-    }
-  }
-
-  private void responseTimeout() {
-    if (exchangeActive && !headReceived && up != null) {
+  @Override
+  public void timedOut() {
+    if (exchangeActive && !headReceived && link.channel() != null) {
       badGateway(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
           + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
     }
@@ -241,17 +193,12 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
    * learns no more than the status: the upstream's address and the cause are for the log.
    */
   private void badGateway(HttpResponseStatus status, String cause) {
-    responseDeadline.disarm();
-    if (up != null) {
-      Channel u = up;
-      up = null;
-      u.close();
-    }
     if (!exchangeActive) {
+      link.close();
       return;
     }
     exchangeActive = false;
-    events.upstreamFailed(status.code(), upstream.authority, cause);
+    link.failed(status, cause);
     if (headReceived) {
       client.close();
       return;
@@ -277,7 +224,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
       }
       return;
     }
-    this.responseDeadline.disarm();
+    link.answered();
     headReceived = true;
     AccessRecord access = AccessRecord.of(client);
     if (access != null) {
@@ -313,11 +260,12 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
     // A void promise unless a listener needs it: a failed write reaches exceptionCaught (close).
     ChannelFuture f = closeAfter ? ctx.writeAndFlush(content)
         : ctx.writeAndFlush(content, ctx.voidPromise());
-    if (!client.isWritable() && up != null) {
-      up.config().setAutoRead(false);
+    if (!client.isWritable()) {
+      link.clientWritable(false);
     }
     if (last) {
       exchangeActive = false;
+      Channel up = link.channel();
       if (up != null && UpstreamCodec.leftover(up) > 0) {
         upKeepAlive = false;   // more bytes than the response framed: out of step
       }
@@ -326,10 +274,8 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
         dropRest = true;
         upKeepAlive = false;
       }
-      if (!upKeepAlive && up != null) {
-        Channel u = up;
-        up = null;
-        u.close();
+      if (!upKeepAlive) {
+        link.close();
       }
       if (closeAfter) {
         f.addListener(ChannelFutureListener.CLOSE);
@@ -343,13 +289,9 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
    * its framing would answer the next request, possibly another client's, with this one's bytes.
    */
   @Override
-  public void upstreamRead(Channel u, Object msg) {
-    if (u != up || !exchangeActive) {
-      ReferenceCountUtil.release(msg);
-      if (u == up) {
-        up = null;
-      }
-      u.close();
+  public void read(Object msg) {
+    if (!exchangeActive) {
+      link.unexpected(msg);
       return;
     }
     if (msg instanceof io.netty.handler.codec.DecoderResultProvider p
@@ -375,19 +317,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   }
 
   @Override
-  public void upstreamWritable(Channel u) {
-    if (u == up && up.isWritable()) {
-      ReadGate.resume(client, ReadGate.UPSTREAM);
-    }
-  }
-
-  @Override
-  public void upstreamClosed(Channel u) {
-    if (u != up) {
-      return;
-    }
-    up = null;
-    ReadGate.resume(client, ReadGate.UPSTREAM);
+  public void closed() {
     if (exchangeActive) {
       if (headReceived) {
         client.close();
@@ -400,26 +330,19 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     boolean writable = client.isWritable();
-    Channel other = relay != null ? relay.upstreamChannel() : up;
-    if (other != null) {
-      other.config().setAutoRead(writable);
+    if (relay == null) {
+      link.clientWritable(writable);
+    } else if (relay.upstreamChannel() != null) {
+      relay.upstreamChannel().config().setAutoRead(writable);
     }
     ctx.fireChannelWritabilityChanged();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    responseDeadline.stop();
     releaseQueued();
-    if (up != null) {
-      // A connection with no exchange in flight serves the next client on this loop.
-      if (!exchangeActive && upKeepAlive && !connecting) {
-        pool.giveBack(up);
-      } else {
-        up.close();
-      }
-      up = null;
-    }
+    // A connection with no exchange in flight serves the next client on this loop.
+    link.release(!exchangeActive && upKeepAlive);
     if (relay != null) {
       relay.clientGone();
     }

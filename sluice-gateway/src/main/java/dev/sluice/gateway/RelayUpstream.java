@@ -1,6 +1,5 @@
 package dev.sluice.gateway;
 
-import dev.sluice.netty.ReadGate;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -11,8 +10,8 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
 /**
- * The upstream side of a {@link RelayHandler}: one kept-alive connection (from the loop's pool,
- * or opened), the request head and body written to it as they come, the response head read in
+ * The upstream side of a {@link RelayHandler}: one kept-alive connection ({@link UpstreamLink}),
+ * the request head and body written to it as they come, the response head read in
  * place and rewritten ({@link ResponseHead}), the response body relayed as the buffers it arrives
  * in until its framing says it ended, and the response timeout. What the client gets besides the
  * upstream's bytes (the limit headers, a generated 502 or 504) comes from the handler through
@@ -22,7 +21,7 @@ import java.util.ArrayDeque;
  * framing error, bytes the upstream sent beyond its response, a response that came before the
  * request's body was sent, or a timeout closes it. One per client connection; event loop only.
  */
-final class RelayUpstream implements UpstreamPool.Owner {
+final class RelayUpstream implements UpstreamLink.Side {
 
   private static final int MAX_RESPONSE_HEAD = 64 * 1024;
 
@@ -42,18 +41,12 @@ final class RelayUpstream implements UpstreamPool.Owner {
 
   private final ChannelHandlerContext ctx;
   private final Channel client;
-  private final Upstream upstream;
-  private final UpstreamPool pool;
-  private final GatewayEvents events;
+  private final UpstreamLink link;
   private final HeadWriter writer;
   private final Exchange exchange;
   private final ResponseHead response = new ResponseHead();
-  private final Deadline responseTimer;
 
   private State state = State.IDLE;
-  private boolean released;
-  private Channel up;
-  private boolean connecting;
   /** What waits for the connection: the head and the body parts so far. */
   private final ArrayDeque<ByteBuf> unsent = new ArrayDeque<>(2);
   /** A response head that has not fully arrived. */
@@ -71,12 +64,9 @@ final class RelayUpstream implements UpstreamPool.Owner {
       GatewayEvents events, HeadWriter writer, Exchange exchange) {
     this.ctx = ctx;
     this.client = ctx.channel();
-    this.upstream = upstream;
-    this.pool = pool;
-    this.events = events;
+    this.link = new UpstreamLink(client, upstream, pool, events, false, this);
     this.writer = writer;
     this.exchange = exchange;
-    this.responseTimer = new Deadline(ctx.executor(), this::responseTimeout);
   }
 
   /**
@@ -92,38 +82,25 @@ final class RelayUpstream implements UpstreamPool.Owner {
     this.answeredNanos = -1;
     this.sentNanos = System.nanoTime();
     state = State.SENT;
-    if (up != null && up.isActive()) {
+    if (link.link(snap)) {
       write(head, complete);
-      return;
+    } else {
+      unsent.add(head);
     }
-    up = pool.take(client.eventLoop(), this, false);
-    if (up != null) {
-      write(head, complete);
-      return;
+  }
+
+  @Override
+  public void connected() {
+    ByteBuf b;
+    while ((b = unsent.poll()) != null) {
+      write(b, unsent.isEmpty() && requestDone);
     }
-    unsent.add(head);
-    connecting = true;
-    ReadGate.pause(client, ReadGate.UPSTREAM);
-    pool.connect(client.eventLoop(), snap, this, false).addListener((ChannelFutureListener) done -> {
-      connecting = false;
-      if (released) {
-        releaseUnsent();
-        done.channel().close();
-        return;
-      }
-      ReadGate.resume(client, ReadGate.UPSTREAM);
-      if (!done.isSuccess()) {
-        releaseUnsent();
-        fail(HttpResponseStatus.BAD_GATEWAY,
-            "could not connect: " + Generated.reason(done.cause()));
-        return;
-      }
-      up = done.channel();
-      ByteBuf b;
-      while ((b = unsent.poll()) != null) {
-        write(b, unsent.isEmpty() && requestDone);
-      }
-    });
+  }
+
+  @Override
+  public void connectFailed(Throwable cause) {
+    releaseUnsent();
+    fail(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + Generated.reason(cause));
   }
 
   /** A part of the request's body, as received; {@code last} for its final part. */
@@ -135,7 +112,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
       part.release();   // the exchange failed or ended: nothing more goes up
       return;
     }
-    if (connecting || up == null) {
+    if (link.channel() == null) {
       unsent.add(part);
       return;
     }
@@ -143,15 +120,9 @@ final class RelayUpstream implements UpstreamPool.Owner {
   }
 
   private void write(ByteBuf b, boolean last) {
-    up.writeAndFlush(b, up.voidPromise());
-    if (last) {
-      long nanos = snap.gateway.upstreamResponseTimeout().toNanos();
-      if (nanos > 0 && state == State.SENT) {
-        responseTimer.arm(nanos);
-      }
-    }
-    if (!up.isWritable()) {
-      ReadGate.pause(client, ReadGate.UPSTREAM);
+    link.write(b, true);
+    if (last && state == State.SENT) {
+      link.sent(snap);
     }
   }
 
@@ -171,14 +142,9 @@ final class RelayUpstream implements UpstreamPool.Owner {
   }
 
   @Override
-  public void upstreamRead(Channel u, Object msg) {
-    if (u != up || !(msg instanceof ByteBuf buf) || state == State.IDLE) {
-      // Bytes nobody asked for: the connection is out of step and cannot be reused.
-      ReferenceCountUtil.release(msg);
-      if (u == up) {
-        up = null;
-      }
-      u.close();
+  public void read(Object msg) {
+    if (!(msg instanceof ByteBuf buf) || state == State.IDLE) {
+      link.unexpected(msg);
       return;
     }
     if (state == State.SENT) {
@@ -225,7 +191,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
       response.writeInterim(writer.reset());
       ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
     }
-    responseTimer.disarm();
+    link.answered();
     answeredNanos = System.nanoTime();
     status = response.status();
     HeadWriter w = writer.reset();
@@ -281,13 +247,13 @@ final class RelayUpstream implements UpstreamPool.Owner {
       // Done, or sent more than its response, or answered before the request was sent: the
       // connection is out of step with its framing and is not reused.
       if (!response.upstreamKeepAlive() || body < n || !requestDone) {
-        closeUpstream();
+        link.close();
       }
       state = State.IDLE;
     }
     ctx.flush();
-    if (up != null && !client.isWritable()) {
-      up.config().setAutoRead(false);
+    if (!client.isWritable()) {
+      link.clientWritable(false);
     }
     if (done) {
       exchange.ended();
@@ -310,19 +276,7 @@ final class RelayUpstream implements UpstreamPool.Owner {
   }
 
   @Override
-  public void upstreamWritable(Channel u) {
-    if (u == up && up.isWritable()) {
-      ReadGate.resume(client, ReadGate.UPSTREAM);
-    }
-  }
-
-  @Override
-  public void upstreamClosed(Channel u) {
-    if (u != up) {
-      return;
-    }
-    up = null;
-    ReadGate.resume(client, ReadGate.UPSTREAM);
+  public void closed() {
     if (state == State.SENT) {
       fail(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
     } else if (state == State.BODY) {
@@ -332,7 +286,8 @@ final class RelayUpstream implements UpstreamPool.Owner {
     }
   }
 
-  private void responseTimeout() {
+  @Override
+  public void timedOut() {
     if (state == State.SENT) {
       fail(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
           + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
@@ -345,12 +300,10 @@ final class RelayUpstream implements UpstreamPool.Owner {
    * learns no more than the status; the upstream's address and the cause are for the log.
    */
   void fail(HttpResponseStatus status, String cause) {
-    responseTimer.disarm();
-    closeUpstream();
+    link.failed(status, cause);
     releaseUnsent();
     boolean began = state == State.BODY;
     state = State.IDLE;
-    events.upstreamFailed(status.code(), upstream.authority, cause);
     if (began) {
       client.close();
     } else {
@@ -360,18 +313,9 @@ final class RelayUpstream implements UpstreamPool.Owner {
 
   /** The client broke its request's framing mid-body: nothing more goes up, and this closes. */
   void abort() {
-    responseTimer.disarm();
-    closeUpstream();
+    link.close();
     releaseUnsent();
     state = State.IDLE;
-  }
-
-  private void closeUpstream() {
-    if (up != null) {
-      Channel u = up;
-      up = null;
-      u.close();
-    }
   }
 
   private void releaseUnsent() {
@@ -383,25 +327,13 @@ final class RelayUpstream implements UpstreamPool.Owner {
 
   /** Follows the client's writability: a client that does not read stops the upstream's reads. */
   void clientWritable(boolean writable) {
-    if (up != null) {
-      up.config().setAutoRead(writable);
-    }
+    link.clientWritable(writable);
   }
 
   /** The client side is done: an idle connection goes back to the loop's pool, else closes. */
   void release() {
-    released = true;
-    responseTimer.stop();
     releaseUnsent();
-    if (up != null) {
-      if (state == State.IDLE && !connecting) {
-        up.config().setAutoRead(true);   // paused for a slow client: the next owner reads
-        pool.giveBack(up);
-      } else {
-        up.close();
-      }
-      up = null;
-    }
+    link.release(state == State.IDLE);
     ReferenceCountUtil.release(upIn);
     upIn = null;
   }

@@ -256,6 +256,44 @@ class GatewayProxyIntegrationTests {
     }
   }
 
+  /**
+   * An HTTP/2 stream's owner fails as the relay does: a dead upstream is 502 and a silent one
+   * 504, each reported once with its cause, and the connection answers its next stream.
+   */
+  @Test
+  void http2Streams_get502And504_andTheCauseReported() throws Exception {
+    GatewaySettings d = GatewaySettings.defaults();
+    PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), new GatewaySettings(
+        d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(),
+        d.handshakeTimeout(), d.upstreamConnectTimeout(), Duration.ofMillis(300)));
+    URI dead = EchoUpstream.deadPort();
+    h = new Fixtures.Harness(c, dead);
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", h.gateway.port())) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(new H2Frames().preface().get(1, "GET", "/a").take());
+      assertThat(H2Frames.answer(s.getInputStream(), 1)).isEqualTo("502");
+      // The next stream is answered too (its status is HPACK-indexed on the first one's).
+      s.getOutputStream().write(new H2Frames().get(3, "GET", "/b").take());
+      assertThat(H2Frames.readUntil(s.getInputStream(), H2Frames.HEADERS, 3))
+          .isEqualTo(H2Frames.HEADERS);
+    }
+    assertThat(h.events.upstreamFailures).containsExactly(
+        "502 " + dead.getAuthority() + " could not connect: connection refused",
+        "502 " + dead.getAuthority() + " could not connect: connection refused");
+    h.close();
+    try (EchoUpstream.Silent silent = new EchoUpstream.Silent()) {
+      h = new Fixtures.Harness(c, silent.uri());
+      try (java.net.Socket s = new java.net.Socket("127.0.0.1", h.gateway.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(new H2Frames().preface().get(1, "GET", "/slow").take());
+        assertThat(H2Frames.answer(s.getInputStream(), 1)).isEqualTo("504");
+      }
+      assertThat(h.events.generated).containsExactly(504);
+      assertThat(h.events.upstreamFailures).containsExactly("504 "
+          + silent.uri().getAuthority() + " no response within 300 ms");
+    }
+  }
+
   /** Seed 004: one trusted proxy, so only the right-most entry counts; the prefix is the caller's. */
   @Test
   void xff_spoofedPrefix_withTrustedHops1_doesNotMintBuckets() throws Exception {

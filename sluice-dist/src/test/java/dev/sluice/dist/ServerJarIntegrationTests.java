@@ -57,6 +57,18 @@ class ServerJarIntegrationTests {
     assertThat(Files.size(JAR)).as("bytes of " + JAR).isLessThanOrEqualTo(25_000_000L);
   }
 
+  /**
+   * Java 22 and later print four lines of warnings at every start when Netty loads its epoll
+   * library from the class path, unless the jar's manifest enables native access.
+   */
+  @Test
+  void jar_enablesNativeAccess_forItsEpollLibrary() throws IOException {
+    try (java.util.jar.JarFile jar = new java.util.jar.JarFile(JAR.toFile())) {
+      assertThat(jar.getManifest().getMainAttributes().getValue("Enable-Native-Access"))
+          .isEqualTo("ALL-UNNAMED");
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"username", "display-name", "room-name", "reaction"})
   void moderate_onTheJar_answersAsTheLibraryWithAllOfIcu(String surface) throws Exception {

@@ -160,6 +160,15 @@ public final class ClientAddressResolver {
   }
 
   /**
+   * False when no proxy is trusted: every request's key is then its socket peer's address, the
+   * forwarding headers are never read for it (only for the one warning that they are ignored).
+   * Lets a caller holding the peer in another form (a replayed log's bytes) key it itself.
+   */
+  public boolean readsHeaders() {
+    return trustedHops > 0 || trustedProxies.length > 0;
+  }
+
+  /**
    * Whether forwarding headers from {@code peer} are a proxy's, not a client's: always with
    * trusted hops (the operator says a proxy sits in front), else when the peer is one of the
    * trusted proxies. A gateway removes the forwarding headers of a peer it does not trust.

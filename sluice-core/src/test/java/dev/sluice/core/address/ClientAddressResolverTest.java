@@ -67,6 +67,15 @@ class ClientAddressResolverTest {
     }
 
     @Test
+    void readsHeaders_onlyWhenAProxyIsTrusted() {
+      assertThat(ClientAddressResolver.direct().readsHeaders()).isFalse();
+      assertThat(ClientAddressResolver.builder().ipv6Prefix(48).build().readsHeaders()).isFalse();
+      assertThat(ClientAddressResolver.builder().trustedHops(1).build().readsHeaders()).isTrue();
+      assertThat(ClientAddressResolver.builder().trustedProxies(List.of("10.0.0.0/8")).build()
+          .readsHeaders()).isTrue();
+    }
+
+    @Test
     void xff_fromUntrustedPeer_isIgnored() {
       assertThat(ClientAddressResolver.direct().resolve("203.0.113.7", headers(XFF, "1.1.1.1")).toString())
           .isEqualTo("203.0.113.7");

@@ -38,4 +38,37 @@ final class Bytes {
     }
     return -1;
   }
+
+  /**
+   * The IPv4 address written as a plain dotted quad at {@code b[s, e)} (four parts of one to
+   * three digits, none above 255, no leading zero), as an unsigned 32-bit value; -1 for
+   * anything else.
+   */
+  static long dottedQuad(byte[] b, int s, int e) {
+    if (e - s < 7 || e - s > 15) {
+      return -1;
+    }
+    long v = 0;
+    int i = s;
+    for (int part = 0; part < 4; part++) {
+      if (part > 0) {
+        if (i >= e || b[i] != '.') {
+          return -1;
+        }
+        i++;
+      }
+      int start = i;
+      int value = 0;
+      while (i < e && i - start < 3 && b[i] >= '0' && b[i] <= '9') {
+        value = value * 10 + (b[i] - '0');
+        i++;
+      }
+      int digits = i - start;
+      if (digits == 0 || value > 255 || (digits > 1 && b[start] == '0')) {
+        return -1;
+      }
+      v = v << 8 | value;
+    }
+    return i == e ? v : -1;
+  }
 }

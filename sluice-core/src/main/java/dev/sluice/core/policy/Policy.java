@@ -223,13 +223,14 @@ public final class Policy {
   private Identity identify(RequestView request, Reads reads) {
     String[] names = reads.names();
     Source[] sources = reads.sources();
+    if (reads.ipOnly()) {
+      // The common key, made without the general copy-and-check of Identity.with.
+      Object value = sources[0] == null ? null : sources[0].read(request, clientAddress);
+      return value instanceof ClientAddress a ? Identity.ip(a) : Identity.ip((String) value);
+    }
     Identity identity = Identity.empty();
     for (int i = 0; i < names.length; i++) {
       Object value = sources[i] == null ? null : sources[i].read(request, clientAddress);
-      if (reads.ipOnly()) {
-        // The common key, made without the general copy-and-check of Identity.with.
-        return value instanceof ClientAddress a ? Identity.ip(a) : Identity.ip((String) value);
-      }
       if (value instanceof ClientAddress address) {
         identity = identity.with(names[i], address);
       } else if (value != null) {

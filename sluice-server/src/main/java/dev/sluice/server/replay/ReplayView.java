@@ -25,7 +25,21 @@ final class ReplayView implements RequestView {
     }
   }
 
+  /**
+   * Targets read before, by their logged bytes: a log repeats its targets, and
+   * {@link RequestTarget#parse} is a function of the text (which is a function of the bytes), so
+   * a target whose bytes were read before is that same immutable target, without its string,
+   * its scan and its object. Two ways of {@value #TARGET_SETS} sets, the newest first, targets of
+   * at most {@value #TARGET_BYTES} bytes: about 2.5 MB per engine at most. The benchmark's log
+   * has 4,000 distinct targets.
+   */
+  private static final int TARGET_SETS = 4096;
+  private static final int TARGET_BYTES = 96;
+
   private final RequestTarget.Rules rules;
+  private final int targetSets;
+  private final byte[][] targetBytes;
+  private final RequestTarget[] targets;
   private LogRecord r;
   private String method;
   private RequestTarget target;
@@ -78,20 +92,6 @@ final class ReplayView implements RequestView {
     }
     return target;
   }
-
-  /**
-   * Targets read before, by their logged bytes: a log repeats its targets, and
-   * {@link RequestTarget#parse} is a function of the text (which is a function of the bytes), so
-   * a target whose bytes were read before is that same immutable target, without its string,
-   * its scan and its object. Two ways of {@value #TARGET_SETS} sets, the newest first, targets of
-   * at most {@value #TARGET_BYTES} bytes: about 2.5 MB per engine at most. The benchmark's log
-   * has 4,000 distinct targets.
-   */
-  private static final int TARGET_SETS = 4096;
-  private static final int TARGET_BYTES = 96;
-  private final int targetSets;
-  private final byte[][] targetBytes;
-  private final RequestTarget[] targets;
 
   /** The cached target of the line's bytes (filled on a miss), or null when not cacheable. */
   private RequestTarget cachedTarget() {

@@ -88,21 +88,52 @@ final class MemoryStore implements Store {
   /** A table cached by the rule that uses it, for the store that made it. */
   private record Binding(MemoryStore store, MemoryTable table, RecentRefusals refused) {}
 
-  MemoryTable table(Rule rule) {
-    if (rule.memoryBinding instanceof Binding b && b.store == this) {
-      return b.table;
+  /** Stores a rule keeps bindings of at once; past that the oldest gives way. */
+  static final int BINDINGS = 4;
+
+  /**
+   * The rule's binding to this store, made on first use. A rule keeps the bindings of up to
+   * {@value #BINDINGS} stores, newest first: the partitions of a replay share one policy, each
+   * with a store of its own, and a single binding, replaced by each store's check in turn, was a
+   * shared field written by both threads and a binding made again on every check.
+   */
+  private Binding binding(Rule rule) {
+    Binding b = bound(rule);
+    return b != null ? b : bind(rule);
+  }
+
+  /** The rule's binding to this store, or null when it has none. */
+  private Binding bound(Rule rule) {
+    if (rule.memoryBinding instanceof Binding[] bound) {
+      for (Binding b : bound) {
+        if (b.store == this) {
+          return b;
+        }
+      }
     }
+    return null;
+  }
+
+  private Binding bind(Rule rule) {
     MemoryTable t = tables.computeIfAbsent(rule.layout(),
         l -> new MemoryTable(tableIds.incrementAndGet(), StateLayout.of(rule), segments, true));
-    rule.memoryBinding = new Binding(this, t, refusals(rule));
-    return t;
+    Binding b = new Binding(this, t, refusals(rule));
+    Binding[] old = rule.memoryBinding instanceof Binding[] bound ? bound : new Binding[0];
+    Binding[] now = new Binding[Math.min(BINDINGS, old.length + 1)];
+    now[0] = b;
+    System.arraycopy(old, 0, now, 1, now.length - 1);
+    // Two stores binding at once may lose one binding: that store binds again on its next check.
+    rule.memoryBinding = now;
+    return b;
+  }
+
+  MemoryTable table(Rule rule) {
+    return binding(rule).table;
   }
 
   RecentRefusals refusals(Rule rule) {
-    if (rule.memoryBinding instanceof Binding b && b.store == this) {
-      return b.refused;
-    }
-    return refused.computeIfAbsent(rule.name(), n -> new RecentRefusals());
+    Binding b = bound(rule);
+    return b != null ? b.refused : refused.computeIfAbsent(rule.name(), n -> new RecentRefusals());
   }
 
   /** Off the allowed path: notes a refused key for the admin API (two stores, no allocation). */
@@ -161,8 +192,8 @@ final class MemoryStore implements Store {
       List<Rule> list = rules[i];
       for (int j = 0, n = list.size(); j < n; j++) {
         Rule rule = list.get(j);
-        MemoryTable t = rule.memoryBinding instanceof Binding b && b.store == this ? b.table
-            : tables.get(rule.layout());
+        Binding b = bound(rule);
+        MemoryTable t = b != null ? b.table : tables.get(rule.layout());
         if (t == null) {
           continue;
         }

@@ -49,7 +49,7 @@ public final class Rule {
   private final Action action;
   private final int difficulty;
   private final int maxDifficulty;
-  /** The in-memory store's table for this rule, cached by the store that set it. */
+  /** The in-memory stores' tables for this rule, cached by the stores that use it. */
   Object memoryBinding;
 
   private Rule(Builder b) {

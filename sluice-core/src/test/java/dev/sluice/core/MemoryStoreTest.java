@@ -36,6 +36,34 @@ class MemoryStoreTest {
   }
 
   @Test
+  void storesSharingARule_keepTheirBindings_andTheirOwnCounts() {
+    Rule rule = Rule.builder("shared").limit(Limit.fixedWindow("w", 2, Duration.ofHours(1))).build();
+    Identity client = Identity.ip("192.0.2.7");
+    List<RateLimiter> limiters = List.of(RateLimiter.of(Store.memory(ticker, 1000)),
+        RateLimiter.of(Store.memory(ticker, 1000)), RateLimiter.of(Store.memory(ticker, 1000)));
+    for (RateLimiter limiter : limiters) {
+      assertThat(limiter.check(rule, client).allowed()).isTrue();
+    }
+    // Each store bound the rule once: the checks that follow, in turn, rebind nothing.
+    Object bound = rule.memoryBinding;
+    for (RateLimiter limiter : limiters) {
+      assertThat(limiter.check(rule, client).allowed()).isTrue();
+      assertThat(limiter.check(rule, client).allowed()).as("each store counts its own").isFalse();
+    }
+    assertThat(rule.memoryBinding).isSameAs(bound);
+    // Past the bindings a rule keeps, a store still decides on its own table.
+    List<RateLimiter> more = new java.util.ArrayList<>();
+    for (int i = 0; i < MemoryStore.BINDINGS + 2; i++) {
+      more.add(RateLimiter.of(Store.memory(ticker, 1000)));
+    }
+    for (int round = 0; round < 3; round++) {
+      for (RateLimiter limiter : more) {
+        assertThat(limiter.check(rule, client).allowed()).isEqualTo(round < 2);
+      }
+    }
+  }
+
+  @Test
   void freshStateIsDropped_withoutChangingAnyDecision() {
     Store store = Store.memory(ticker, 11);
     RateLimiter limiter = RateLimiter.of(store);

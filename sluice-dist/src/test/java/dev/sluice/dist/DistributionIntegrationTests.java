@@ -170,6 +170,26 @@ class DistributionIntegrationTests {
     assertThat(Files.readString(unpacked.resolve("serve.log"))).doesNotContain("cds", "CDS", "warning");
   }
 
+  /** Issue 23: a replay runs on the throughput collector unless JAVA_OPTS picks another. */
+  @Test
+  void launcher_replaysOnTheParallelCollector_unlessJavaOptsPicksOne() throws Exception {
+    Path log = unpacked.resolve("gc-access.log");
+    Files.writeString(log, "192.0.2.1 - - [01/Jun/2025:00:00:00 +0000] \"GET /api/items/1 HTTP/1.1\" "
+        + "200 10 \"-\" \"curl/8.5.0\"\n");
+    String bin = home.resolve("bin/sluice").toString();
+    Map<String, String> env = Map.of("SLUICE_CDS", "off", "JAVA_OPTS", "-Xlog:gc:stderr");
+    Result replay = run(home, env, bin, "replay", log.toString());
+    assertThat(replay.exit).as(replay.output).isZero();
+    assertThat(replay.output).contains("Using Parallel", "1 lines");
+    Result chosen = run(home, Map.of("SLUICE_CDS", "off", "JAVA_OPTS", "-XX:+UseSerialGC -Xlog:gc:stderr"),
+        bin, "replay", log.toString());
+    assertThat(chosen.exit).as(chosen.output).isZero();
+    assertThat(chosen.output).contains("Using Serial").doesNotContain("Using Parallel");
+    Result check = run(home, env, bin, "check", "--config", "examples/" + examples().get(0));
+    assertThat(check.exit).as(check.output).isZero();
+    assertThat(check.output).contains("Using G1");
+  }
+
   static boolean onPath(String command) {
     for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {

@@ -170,21 +170,30 @@ class DistributionIntegrationTests {
     assertThat(Files.readString(unpacked.resolve("serve.log"))).doesNotContain("cds", "CDS", "warning");
   }
 
-  /** Issue 23: a replay runs on the throughput collector unless JAVA_OPTS picks another. */
+  /**
+   * Issue 23: a replay runs on the throughput collector, with transparent huge pages when the
+   * kernel offers them, unless JAVA_OPTS chooses; other commands keep the JVM's defaults.
+   */
   @Test
-  void launcher_replaysOnTheParallelCollector_unlessJavaOptsPicksOne() throws Exception {
+  void launcher_replaysOnTheParallelCollectorAndHugePages_unlessJavaOptsChooses() throws Exception {
     Path log = unpacked.resolve("gc-access.log");
     Files.writeString(log, "192.0.2.1 - - [01/Jun/2025:00:00:00 +0000] \"GET /api/items/1 HTTP/1.1\" "
         + "200 10 \"-\" \"curl/8.5.0\"\n");
     String bin = home.resolve("bin/sluice").toString();
-    Map<String, String> env = Map.of("SLUICE_CDS", "off", "JAVA_OPTS", "-Xlog:gc:stderr");
+    Map<String, String> env = Map.of("SLUICE_CDS", "off", "JAVA_OPTS",
+        "-Xlog:gc:stderr -Xlog:pagesize:stderr");
     Result replay = run(home, env, bin, "replay", log.toString());
     assertThat(replay.exit).as(replay.output).isZero();
-    assertThat(replay.output).contains("Using Parallel", "1 lines");
-    Result chosen = run(home, Map.of("SLUICE_CDS", "off", "JAVA_OPTS", "-XX:+UseSerialGC -Xlog:gc:stderr"),
+    assertThat(replay.output).contains("Using Parallel", "1 lines").doesNotContain("warning");
+    Path thp = Path.of("/sys/kernel/mm/transparent_hugepage/enabled");
+    boolean offered = Files.isReadable(thp) && Files.readString(thp).matches("(?s).*\\[(always|madvise)\\].*");
+    assertThat(replay.output.contains("UseTransparentHugePages=1")).as(replay.output).isEqualTo(offered);
+    Result chosen = run(home, Map.of("SLUICE_CDS", "off", "JAVA_OPTS",
+        "-XX:+UseSerialGC -XX:-UseTransparentHugePages -Xlog:gc:stderr -Xlog:pagesize:stderr"),
         bin, "replay", log.toString());
     assertThat(chosen.exit).as(chosen.output).isZero();
-    assertThat(chosen.output).contains("Using Serial").doesNotContain("Using Parallel");
+    assertThat(chosen.output).contains("Using Serial")
+        .doesNotContain("Using Parallel", "UseTransparentHugePages=1");
     Result check = run(home, env, bin, "check", "--config", "examples/" + examples().get(0));
     assertThat(check.exit).as(check.output).isZero();
     assertThat(check.output).contains("Using G1");

@@ -25,12 +25,15 @@ import java.util.SplittableRandom;
  * {@code sluice replay} decides with seed 000's default policy, against a parse-only pass of the
  * same file in the same run (the floor: reading and parsing the text), with 1 and 2 threads
  * partitioned by client; and the peak heap of the run. It lives in the replay's package to run
- * its engine without the command line's printing. Commands (docs/BENCHMARKS.md):
+ * its engine without the command line's printing. Run it on the JVM options the launcher gives
+ * {@code sluice replay} (the throughput collector, transparent huge pages). Commands
+ * (docs/BENCHMARKS.md):
  *
  * <pre>
  * java -cp sluice-bench/target/benchmarks.jar dev.sluice.server.replay.ReplayLoad generate \
  *     /tmp/replay-10m.log 10000000 1000000
- * java -Xmx2g -cp sluice-bench/target/benchmarks.jar dev.sluice.server.replay.ReplayLoad run \
+ * java -Xmx2g -XX:+UseParallelGC -XX:+UseTransparentHugePages \
+ *     -cp sluice-bench/target/benchmarks.jar dev.sluice.server.replay.ReplayLoad run \
  *     /tmp/replay-10m.log 3
  * </pre>
  */

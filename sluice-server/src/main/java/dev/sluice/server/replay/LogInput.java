@@ -21,6 +21,16 @@ final class LogInput implements Closeable {
 
   static final int MAX_LINE = 64 * 1024;
   private static final int BLOCK = 1 << 20;
+  /** The size of the buffer a log is read into. */
+  static final int BUFFER = BLOCK + MAX_LINE;
+
+  /**
+   * Where a split read takes the buffer it reads on into, when the one it read from has no room
+   * left: that one is then the caller's, with the lines cut in it, which stay valid.
+   */
+  interface Buffers {
+    byte[] next(byte[] done);
+  }
 
   /** An input that could not be read: names it, the line and the cause. */
   static final class InputException extends Exception {
@@ -43,7 +53,9 @@ final class LogInput implements Closeable {
   private final int partition;
   private final int partitions;
   private final LogRecord scratch = new LogRecord();
-  private byte[] buf = new byte[BLOCK + MAX_LINE];
+  private byte[] buf = new byte[BUFFER];
+  /** Null: the buffer is reused, its unread bytes moved to its start. */
+  private Buffers buffers;
   private int pos;
   private int lim;
   private boolean eof;
@@ -197,6 +209,15 @@ final class LogInput implements Closeable {
     return buf;
   }
 
+  /**
+   * Reads on into buffers from {@code buffers} (of at least {@link #MAX_LINE} bytes and more
+   * than the longest line), never over a line it cut: a line stays where it was cut until its
+   * buffer is given back.
+   */
+  void readInto(Buffers buffers) {
+    this.buffers = buffers;
+  }
+
   /** The line's client partition of {@code partitions}, or -1 when the line does not parse. */
   int partitionOf(int partitions) {
     long h = format.partitionHash(buf, lineStart, lineEnd, scratch);
@@ -226,7 +247,9 @@ final class LogInput implements Closeable {
 
   private void fill() throws InputException {
     if (pos > 0) {
-      System.arraycopy(buf, pos, buf, 0, lim - pos);
+      byte[] to = buffers == null ? buf : buffers.next(buf);
+      System.arraycopy(buf, pos, to, 0, lim - pos);
+      buf = to;
       lim -= pos;
       pos = 0;
     }

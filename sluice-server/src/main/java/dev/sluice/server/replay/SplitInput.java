@@ -5,50 +5,58 @@ import java.util.Arrays;
 
 /**
  * One log read once for several partitions: each line is cut and its client's partition found
- * once, then copied into that partition's chunk of lines, which its thread parses and decides.
- * (Reading the log in every partition's thread cost each thread a line cut and a partition hash
- * for every other partition's line: with two threads, as much work skipping as parsing.)
+ * once, and its place noted in that partition's chunk of lines, which its thread parses and
+ * decides where the line was read. (Reading the log in every partition's thread cost each thread
+ * a line cut and a partition hash for every other partition's line: with two threads, as much
+ * work skipping as parsing. Copying each line into its partition's chunk cost the reader the
+ * copy and moved every line between the cores twice.)
  *
  * <p>There is no reader thread: a partition whose chunks ran out reads for all, until a chunk of
- * its own is ready, while the others go on with theirs. A partition holds at most
+ * its own is ready, while the others go on with theirs. The log is read into blocks that stay
+ * put while a chunk points into them and are then read into again. A partition holds at most
  * {@value #QUEUED} full chunks waiting; a reader that would pass that waits for the partition to
  * take one, which it can (it has chunks, so it does not wait to read), so memory stays bounded
- * (about {@value #QUEUED} + 2 chunks of {@value #BYTES} bytes a partition) and no two threads
- * wait on each other. A partition that stops early (it failed) is closed: its lines are dropped.
+ * (a block for every chunk waiting, open or being decided: about {@value #QUEUED} + 3 blocks of
+ * {@link LogInput#BUFFER} bytes a partition) and no two threads wait on each other. A partition
+ * that stops early (it failed) is closed: its lines are dropped.
  */
 final class SplitInput {
 
-  static final int BYTES = 1 << 19;
   static final int LINES = 2048;
   static final int QUEUED = 4;
 
-  /** Lines of one partition, copied out of the log. */
-  static final class Chunk {
+  /** A buffer the log was read into, and how many chunks point into it (guarded by the split). */
+  private static final class Block {
     final byte[] data;
+    int chunks;
+
+    Block(byte[] data) {
+      this.data = data;
+    }
+  }
+
+  /** Where one partition's lines are in one block. */
+  static final class Chunk {
+    Block block;
     final int[] start;
     final int[] end;
     final long[] number;
     int count;
-    int used;
 
-    Chunk(int bytes, int lines) {
-      data = new byte[bytes];
+    Chunk(int lines) {
       start = new int[lines];
       end = new int[lines];
       number = new long[lines];
     }
 
-    boolean fits(int length) {
-      return count < start.length && data.length - used >= length;
+    boolean full() {
+      return count == start.length;
     }
 
-    void add(byte[] b, int s, int e, long line) {
-      int n = e - s;
-      System.arraycopy(b, s, data, used, n);
-      start[count] = used;
-      end[count] = used + n;
+    void add(int s, int e, long line) {
+      start[count] = s;
+      end[count] = e;
       number[count] = line;
-      used += n;
       count++;
     }
   }
@@ -62,20 +70,26 @@ final class SplitInput {
   private final Chunk[] open;
   private final boolean[] closed;
   private final ArrayDeque<Chunk> free = new ArrayDeque<>();
+  private final ArrayDeque<Block> freeBlocks = new ArrayDeque<>();
+  /** The block the log is being read into. */
+  private Block current;
   private boolean reading;
   private boolean eof;
   private LogInput.InputException failure;
 
   SplitInput(LogInput in, int partitions) {
-    this(in, partitions, BYTES, LINES, QUEUED);
+    this(in, partitions, LogInput.BUFFER, LINES, QUEUED);
   }
 
-  /** With chunks of {@code bytes} (at least {@link LogInput#MAX_LINE}) and {@code lines}. */
+  /**
+   * With blocks of {@code bytes} after the input's first (at least twice {@link LogInput#MAX_LINE}),
+   * chunks of {@code lines}, and at most {@code maxQueued} waiting per partition.
+   */
   @SuppressWarnings("unchecked")
   SplitInput(LogInput in, int partitions, int bytes, int lines, int maxQueued) {
     this.in = in;
     this.partitions = partitions;
-    this.bytes = Math.max(bytes, LogInput.MAX_LINE);
+    this.bytes = Math.max(bytes, 2 * LogInput.MAX_LINE);
     this.lines = lines;
     this.maxQueued = maxQueued;
     this.queued = new ArrayDeque[partitions];
@@ -84,6 +98,8 @@ final class SplitInput {
     }
     this.open = new Chunk[partitions];
     this.closed = new boolean[partitions];
+    this.current = new Block(in.buffer());
+    in.readInto(this::next);
   }
 
   /** The log as partition {@code p} reads it. */
@@ -150,22 +166,20 @@ final class SplitInput {
       if (q < 0) {
         q = 0; // a line that does not parse is reported once, by partition 0
       }
-      int s = in.lineStart;
-      int e = in.lineEnd;
       Chunk c = open[q];
-      if (c == null || !c.fits(e - s)) {
+      if (c == null || c.full() || c.block != current) {
         boolean mine = c != null && q == p;
         if (c != null) {
           enqueue(q, c);
         }
-        open[q] = c = fresh();
-        c.add(in.buffer(), s, e, in.lines());
+        open[q] = c = fresh(current);
+        c.add(in.lineStart, in.lineEnd, in.lines());
         if (mine) {
           return;
         }
         continue;
       }
-      c.add(in.buffer(), s, e, in.lines());
+      c.add(in.lineStart, in.lineEnd, in.lines());
     }
     synchronized (this) {
       for (int q = 0; q < partitions; q++) {
@@ -183,6 +197,20 @@ final class SplitInput {
     }
   }
 
+  /**
+   * The input's next buffer, {@code done} (the current block's) full: a block no chunk points
+   * into, or a new one. The reader calls it, from inside {@link LogInput#nextLine}.
+   */
+  private synchronized byte[] next(byte[] done) {
+    Block old = current;
+    Block b = freeBlocks.poll();
+    current = b != null ? b : new Block(new byte[bytes]);
+    if (old.chunks == 0) {
+      freeBlocks.add(old);
+    }
+    return current.data;
+  }
+
   /** Queues a full chunk for {@code q}, waiting while q has {@value #QUEUED} waiting already. */
   private synchronized void enqueue(int q, Chunk c) {
     while (queued[q].size() >= maxQueued && !closed[q]) {
@@ -196,14 +224,23 @@ final class SplitInput {
     }
   }
 
-  private synchronized Chunk fresh() {
+  private synchronized Chunk fresh(Block block) {
     Chunk c = free.poll();
-    return c != null ? c : new Chunk(bytes, lines);
+    if (c == null) {
+      c = new Chunk(lines);
+    }
+    c.block = block;
+    block.chunks++;
+    return c;
   }
 
   private void recycle(Chunk c) {
+    Block b = c.block;
+    if (--b.chunks == 0 && b != current) {
+      freeBlocks.add(b);
+    }
+    c.block = null;
     c.count = 0;
-    c.used = 0;
     free.add(c);
   }
 
@@ -246,14 +283,15 @@ final class SplitInput {
           int i = at++;
           int s = c.start[i];
           int e = c.end[i];
-          r.reset(c.data);
+          byte[] data = c.block.data;
+          r.reset(data);
           r.line = c.number[i];
           r.input = in.index;
           // The format is known: the reader detected it before it cut a line.
-          if (in.format().parse(c.data, s, e, r)) {
+          if (in.format().parse(data, s, e, r)) {
             return true;
           }
-          problems.bad(in.name, r.line, r.error, c.data, s, e);
+          problems.bad(in.name, r.line, r.error, data, s, e);
           continue;
         }
         chunk = take(partition, c);

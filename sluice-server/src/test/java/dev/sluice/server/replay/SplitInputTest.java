@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A log read once for several partitions gives each partition exactly the lines, in order, that
+ * A log read once for several partitions gives each partition exactly the lines, in order and
+ * with their bytes (read into blocks reused only when no chunk points into them), that
  * reading the whole log in each partition and skipping the others' lines gives it (the reference
  * here). Tiny chunks and queues, and one partition with most of the lines, make the threads hand
  * the reading over and wait for room thousands of times.
@@ -55,17 +56,22 @@ class SplitInputTest {
   }
 
   /** Partition p's lines by the old way: the whole log read, other partitions' lines skipped. */
-  private static List<Long> reference(Path log, int p, int partitions, Problems problems)
+  private static List<String> reference(Path log, int p, int partitions, Problems problems)
       throws Exception {
-    List<Long> lines = new ArrayList<>();
+    List<String> lines = new ArrayList<>();
     try (LogInput in = LogInput.open(log.toString(), 0, System.in, Formats.of("combined"),
         problems, p, partitions)) {
       LogRecord r = new LogRecord();
       while (in.next(r)) {
-        lines.add(r.line);
+        lines.add(seen(r));
       }
     }
     return lines;
+  }
+
+  /** A line as a partition got it: its number and its target (which names the line). */
+  private static String seen(LogRecord r) {
+    return r.line + " " + r.get(Field.TARGET);
   }
 
   @Test
@@ -75,12 +81,12 @@ class SplitInputTest {
     Problems splitProblems = new Problems();
     SplitInput split = new SplitInput(LogInput.open(log.toString(), 0, System.in,
         Formats.of("combined"), splitProblems, 0, 1), PARTITIONS, 0, 7, 2);
-    List<List<Long>> got = new ArrayList<>();
+    List<List<String>> got = new ArrayList<>();
     Problems[] problems = new Problems[PARTITIONS];
     AtomicReference<Throwable> failed = new AtomicReference<>();
     List<Thread> threads = new ArrayList<>();
     for (int p = 0; p < PARTITIONS; p++) {
-      List<Long> mine = new ArrayList<>();
+      List<String> mine = new ArrayList<>();
       got.add(mine);
       Problems pr = problems[p] = new Problems();
       SplitInput.Part part = split.part(p);
@@ -88,7 +94,7 @@ class SplitInputTest {
         try {
           LogRecord r = new LogRecord();
           while (part.next(r, pr)) {
-            mine.add(r.line);
+            mine.add(seen(r));
             assertThat(r.micros).isPositive();
           }
         } catch (Throwable e) {
@@ -118,6 +124,32 @@ class SplitInputTest {
     assertThat(split.input().lines()).isEqualTo(LINES);
   }
 
+  /**
+   * Lines waiting in a partition's queue keep their bytes while the log is read on into other
+   * blocks: one partition read to the end first, in one thread, then the other.
+   */
+  @Test
+  void queuedLines_keepTheirBytes_whileTheLogIsReadOn() throws Exception {
+    Path log = log();
+    SplitInput split = new SplitInput(LogInput.open(log.toString(), 0, System.in,
+        Formats.of("combined"), new Problems(), 0, 1), 2, 0, 7, 1_000_000);
+    List<List<String>> got = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      SplitInput.Part part = split.part(p);
+      LogRecord r = new LogRecord();
+      List<String> lines = new ArrayList<>();
+      while (part.next(r, new Problems())) {
+        lines.add(seen(r));
+      }
+      part.close();
+      got.add(lines);
+    }
+    split.input().close();
+    for (int p = 0; p < 2; p++) {
+      assertThat(got.get(p)).as("partition %d", p).isEqualTo(reference(log, p, 2, new Problems()));
+    }
+  }
+
   /** A partition that stops (its thread failed) holds nobody up: the others read to the end. */
   @Test
   @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -139,9 +171,9 @@ class SplitInputTest {
     t.start();
     SplitInput.Part other = split.part(1);
     LogRecord r = new LogRecord();
-    List<Long> lines = new ArrayList<>();
+    List<String> lines = new ArrayList<>();
     while (other.next(r, new Problems())) {
-      lines.add(r.line);
+      lines.add(seen(r));
     }
     t.join();
     split.input().close();

@@ -210,7 +210,11 @@ final class MemoryStore implements Store {
     }
     long sink = p.sink;
     for (int k = 0; k < m; k++) {
-      sink += p.slots[k][p.at[k]];
+      long[] slots = p.slots[k];
+      int at = p.at[k];
+      // The home slot's line and the next: a slot of more than one long may cross into it, and
+      // a new key's probe for an empty slot goes on there.
+      sink += slots[at] + slots[Math.min(at + 8, slots.length - 1)];
     }
     p.sink = sink;
     // Holds no table's arrays past the call: a resize must be able to free them.

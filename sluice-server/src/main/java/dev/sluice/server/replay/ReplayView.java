@@ -30,11 +30,12 @@ final class ReplayView implements RequestView {
    * {@link RequestTarget#parse} is a function of the text (which is a function of the bytes), so
    * a target whose bytes were read before is that same immutable target, without its string,
    * its scan and its object. Two ways of {@value #TARGET_SETS} sets, the newest first, targets of
-   * at most {@value #TARGET_BYTES} bytes: about 5 MB per engine at most. The benchmark's log has
+   * at most {@value #TARGET_BYTES} bytes: about 10 MB per engine at most. The benchmark's log has
    * 4,000 distinct targets: sets that draw three or more of them miss, 8.3% of its lines in 4,096
-   * sets, 2.8% in 8,192.
+   * sets, 2.8% in 8,192, 0.85% in 16,384 (a miss, which makes the target's string and parses it,
+   * costs a few lines' time).
    */
-  private static final int TARGET_SETS = 8192;
+  private static final int TARGET_SETS = 16384;
   private static final int TARGET_BYTES = 96;
 
   private final RequestTarget.Rules rules;

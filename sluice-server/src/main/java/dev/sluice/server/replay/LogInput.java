@@ -29,7 +29,7 @@ final class LogInput implements Closeable {
    * left: that one is then the caller's, with the lines cut in it, which stay valid.
    */
   interface Buffers {
-    byte[] next(byte[] done);
+    byte[] next();
   }
 
   /** An input that could not be read: names it, the line and the cause. */
@@ -247,7 +247,7 @@ final class LogInput implements Closeable {
 
   private void fill() throws InputException {
     if (pos > 0) {
-      byte[] to = buffers == null ? buf : buffers.next(buf);
+      byte[] to = buffers == null ? buf : buffers.next();
       System.arraycopy(buf, pos, to, 0, lim - pos);
       buf = to;
       lim -= pos;

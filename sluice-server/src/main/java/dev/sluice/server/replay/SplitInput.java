@@ -198,10 +198,10 @@ final class SplitInput {
   }
 
   /**
-   * The input's next buffer, {@code done} (the current block's) full: a block no chunk points
-   * into, or a new one. The reader calls it, from inside {@link LogInput#nextLine}.
+   * The input's next buffer, the current block's being full: a block no chunk points into, or a
+   * new one. The reader calls it, from inside {@link LogInput#nextLine}.
    */
-  private synchronized byte[] next(byte[] done) {
+  private synchronized byte[] next() {
     Block old = current;
     Block b = freeBlocks.poll();
     current = b != null ? b : new Block(new byte[bytes]);

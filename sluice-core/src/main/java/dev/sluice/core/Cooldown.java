@@ -12,7 +12,14 @@ import java.time.Duration;
  * 8th wrong invite code locks the key for 1 minute; after it, 8 more failures lock it for 2, then
  * 4, ... up to the maximum. Attempts while locked are refused and do not count, so hammering does
  * not extend the lock. The escalation level is forgotten after {@code maxCooldown} of quiet
- * following the last lock, which is also when the state becomes fresh and can be dropped.
+ * following the last lock, which is also when the state becomes fresh and can be dropped. A
+ * success clears the failures and the escalation, never a lock in force: a success answered
+ * while parallel failures locked the key does not lift it.
+ *
+ * <p>Counted on responses, a request in flight is a failure not yet known: {@link #reserve}
+ * admits one more only while failures plus the requests in flight stay below
+ * {@code maxRetries}, so with {@code maxRetries} 8 at most 8 wrong codes reach the app before the
+ * lock, however many are sent at once.
  *
  * <p>State: {@code [window start, failures, level, locked until]}.
  */
@@ -24,7 +31,7 @@ public final class Cooldown {
     CHECK,
     /** Records a failure (wrong password, wrong invite code). */
     FAILURE,
-    /** Records a success: the key starts over. */
+    /** Records a success: failures and escalation start over; a lock in force stays. */
     SUCCESS
   }
 
@@ -118,7 +125,12 @@ public final class Cooldown {
   Verdict apply(long[] s, long now, Event event) {
     long lockedFor = s[3] - now;
     if (event == Event.SUCCESS) {
+      long lockedUntil = s[3];
       init(s, now);
+      if (lockedFor > 0) {
+        s[3] = lockedUntil;
+        return Verdict.banned(lockedFor);
+      }
       return Verdict.allowed(0, maxRetries, 0, Double.NaN);
     }
     if (lockedFor > 0) {
@@ -142,6 +154,24 @@ public final class Cooldown {
     }
     s[1] = failures;
     return Verdict.allowed(0, maxRetries - failures, resetNanos(s, now), Double.NaN);
+  }
+
+  /**
+   * Whether one more request may be in flight while {@code pending} others are: a locked key is
+   * refused (banned, the lock left); failures plus {@code pending} reaching {@code maxRetries}
+   * refuse for {@link Reservation#IN_FLIGHT_RETRY_NANOS} (not banned). Reads {@code s} only.
+   */
+  Verdict reserve(long[] s, long now, long pending) {
+    long lockedFor = s[3] - now;
+    if (lockedFor > 0) {
+      return Verdict.banned(lockedFor);
+    }
+    long left = maxRetries - failures(s, now) - pending;
+    if (left <= 0) {
+      return Verdict.refused(0, 0, resetNanos(s, now), Reservation.IN_FLIGHT_RETRY_NANOS,
+          Double.NaN, false);
+    }
+    return Verdict.allowed(0, left - 1, resetNanos(s, now), Double.NaN);
   }
 
   private long resetNanos(long[] s, long now) {

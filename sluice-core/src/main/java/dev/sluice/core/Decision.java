@@ -97,6 +97,28 @@ public sealed class Decision permits MutableDecision {
     return d;
   }
 
+  /**
+   * The decision of {@code rule} alone from a store's verdict outside a check: a reservation's
+   * or a settlement's ({@link Store#reserveAsync}); a shadow rule's refusal is allowed with the
+   * would-be refusal recorded, as a check reports it.
+   */
+  public static Decision of(Rule rule, Verdict verdict) {
+    Cooldown cooldown = rule.cooldown();
+    if (cooldown != null && !verdict.allowed() && rule.mode() == Mode.SHADOW) {
+      return refusal(rule, rule.name(), cooldown.maxRetries(), verdict.retryAfterNanos(),
+          verdict.banned());
+    }
+    MutableDecision d = new MutableDecision();
+    if (cooldown != null) {
+      d.cooldown(cooldown, verdict);
+    } else {
+      d.verdicts.reset(1);
+      d.verdicts.set(0, verdict);
+      d.refusedMask = d.fold(rule.asList(), d.verdicts);
+    }
+    return d.snapshot();
+  }
+
   /** The decision of a check in which no rule applied. */
   public static Decision unlimited() {
     return UNLIMITED;

@@ -45,6 +45,8 @@ final class MemoryStore implements Store {
   private final ConcurrentHashMap<String, MemoryTable> tables = new ConcurrentHashMap<>();
   private final AtomicInteger tableIds = new AtomicInteger();
   private final MemoryLeases leases = new MemoryLeases();
+  /** Reservations of rules counted on responses, by the rule's key. */
+  private final MemoryLeases reservations = new MemoryLeases();
   /** Per rule name, so a reload keeps them: the keys refused lately (see RecentRefusals). */
   private final ConcurrentHashMap<String, RecentRefusals> refused = new ConcurrentHashMap<>();
   private final MemoryAdmin admin = new MemoryAdmin(this);
@@ -446,24 +448,170 @@ final class MemoryStore implements Store {
 
   @Override
   public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
+    Verdict[] out = new Verdict[1];
+    onCooldown(key, policy, (s, off, now) -> out[0] = policy.apply(s, now, event));
+    return out[0];
+  }
+
+  /** Runs {@code edit} on the cooldown state of {@code key} (inserted when absent). */
+  private void onCooldown(String key, Cooldown policy, StateEdit edit) {
     MemoryTable t = tables.computeIfAbsent("cooldown:" + policy.layout(),
         l -> new MemoryTable(tableIds.incrementAndGet(), StateLayout.of(policy), segments, false));
     KeyHash hash = KeyHash.create();
+    hash.of(COOLDOWN_SEEDS[0], COOLDOWN_SEEDS[1], key);
+    onState(t, policy, hash, edit);
+  }
+
+  /** Changes one key's state in place; runs again when a one-long state's write raced. */
+  interface StateEdit {
+    void apply(long[] s, int off, long now);
+  }
+
+  /**
+   * Runs {@code edit} on the state of the key {@code hash} names in {@code t} (inserted when
+   * absent; {@code owner} is its Rule or Cooldown), holding the slot's guard, or by
+   * compare-and-set for a one-long state, as a decision would.
+   */
+  private void onState(MemoryTable t, Object owner, KeyHash hash, StateEdit edit) {
     Entry e = new Entry();
     e.table = t;
-    hash.of(COOLDOWN_SEEDS[0], COOLDOWN_SEEDS[1], key);
     e.ka = hash.a;
     e.kb = hash.b;
-    locate(e, policy, hash);
+    locate(e, owner, hash);
+    if (t.cas) {
+      for (int spins = 0; ; spins++) {
+        long v = MemoryTable.getVolatile(e.slots, e.base + 2);
+        if (v == MemoryTable.DEAD) {
+          locate(e, owner, hash);
+          continue;
+        }
+        if (v == MemoryTable.LOCKED) {
+          MemoryTable.backOff(spins);
+          continue;
+        }
+        e.cell[0] = v;
+        edit.apply(e.cell, 0, now());
+        if (e.cell[0] == v || MemoryTable.cas(e.slots, e.base + 2, v, e.cell[0])) {
+          return;
+        }
+      }
+    }
     while (!MemoryTable.lock(e.slots, e.base)) {
-      locate(e, policy, hash);
+      locate(e, owner, hash);
     }
     try {
       e.bindState();
-      return policy.apply(e.state, now(), event);
+      edit.apply(e.state, e.off, now());
     } finally {
       MemoryTable.unlock(e.slots, e.base);
     }
+  }
+
+  // Reservations of rules counted on responses: the entries of a MemoryLeases of their own, each
+  // change made inside the key's entry so that reserving and settling are one step each.
+
+  @Override
+  public CompletionStage<Reservation> reserveAsync(Rule rule, Identity identity, long cost,
+      long ttlNanos) {
+    return MemoryAdmin.now(() -> reserve(rule, identity, cost, ttlNanos));
+  }
+
+  private Reservation reserve(Rule rule, Identity identity, long cost, long ttlNanos) {
+    Checks.positive(cost, "cost");
+    Checks.positive(ttlNanos, "ttl");
+    String key = rule.keyFor(identity);
+    Verdict[] verdict = new Verdict[1];
+    boolean[] inFlight = new boolean[1];
+    // A cooldown counts requests (one failure each), a rule of limits their cost.
+    long weight = rule.cooldown() != null ? 1 : cost;
+    long id = reservations.add(key, weight, ttlNanos, now(), pending -> {
+      Verdict v = rule.cooldown() != null ? reserveCooldown(rule.cooldown(), key, pending)
+          : reserveLimits(rule, identity, cost, pending, inFlight);
+      verdict[0] = v;
+      if (rule.cooldown() != null) {
+        inFlight[0] = !v.allowed() && !v.banned();
+      }
+      return v.allowed() && !inFlight[0];
+    });
+    if (id > 0) {
+      return Reservation.held(id, verdict[0]);
+    }
+    return inFlight[0] ? Reservation.inFlight(verdict[0]) : Reservation.refused(verdict[0]);
+  }
+
+  private Verdict reserveCooldown(Cooldown policy, String key, long pending) {
+    Verdict[] out = new Verdict[1];
+    onCooldown(key, policy, (s, off, now) -> out[0] = policy.reserve(s, now, pending));
+    return out[0];
+  }
+
+  /**
+   * The settled state must allow {@code cost} (a refusal starts an enforcing rule's ban), and
+   * {@code cost} plus {@code pending} must pass too, else the refusal is in flight.
+   */
+  private Verdict reserveLimits(Rule rule, Identity identity, long cost, long pending,
+      boolean[] inFlight) {
+    Verdicts out = new Verdicts();
+    out.reset(1);
+    Verdict[] result = new Verdict[1];
+    KeyHash hash = KeyHash.create();
+    hash.of(rule, identity);
+    onState(table(rule), rule, hash, (s, off, now) -> {
+      inFlight[0] = false;
+      if (!MemoryChecks.test(rule, s, off, now, cost, out.probe, out, 0)) {
+        if (rule.mode() == Mode.ENFORCE) {
+          MemoryChecks.banIfDue(rule, s, off, now, out, 0);
+        }
+        result[0] = out.get(0);
+        return;
+      }
+      Verdict allowed = out.get(0);
+      if (pending > 0
+          && !MemoryChecks.test(rule, s, off, now, cost + pending, out.probe, out, 0)) {
+        inFlight[0] = true;
+        result[0] = Verdict.refused(out.limitIndex(0), out.remaining(0),
+            Math.max(0, out.resetNanos(0)), Reservation.IN_FLIGHT_RETRY_NANOS, out.score(0),
+            false);
+        return;
+      }
+      result[0] = allowed;
+    });
+    if (!result[0].allowed() && !inFlight[0]) {
+      noteRefused(rule, hash.a, identity);
+    }
+    return result[0];
+  }
+
+  @Override
+  public CompletionStage<Verdict> settleAsync(Rule rule, Identity identity, long id, long cost,
+      Reservation.Settlement how) {
+    return MemoryAdmin.now(() -> settle(rule, identity, id, cost, how));
+  }
+
+  private Verdict settle(Rule rule, Identity identity, long id, long cost,
+      Reservation.Settlement how) {
+    String key = rule.keyFor(identity);
+    Verdict[] out = {Verdict.allowed(0, 0, 0, Double.NaN)};
+    reservations.remove(key, id, now(), () -> {
+      Cooldown c = rule.cooldown();
+      if (c != null) {
+        if (how == Reservation.Settlement.FAILURE) {
+          out[0] = cooldown(key, c, Cooldown.Event.FAILURE);
+        } else if (how == Reservation.Settlement.SUCCESS && rule.resetsOnSuccess(identity)) {
+          out[0] = cooldown(key, c, Cooldown.Event.SUCCESS);
+        }
+      } else if (how == Reservation.Settlement.FAILURE) {
+        Verdicts v = new Verdicts();
+        evaluate(rule.asList(), identity, cost, v);
+        out[0] = v.get(0);
+      }
+    });
+    return out[0];
+  }
+
+  /** The reservations' total cost held on {@code rule}'s key of {@code identity}. */
+  long reserved(Rule rule, Identity identity) {
+    return reservations.weight(rule.keyFor(identity), now());
   }
 
   @Override
@@ -545,7 +693,7 @@ final class MemoryStore implements Store {
 
   @Override
   public long size() {
-    return live.get() + leases.keys();
+    return live.get() + leases.keys() + reservations.keys();
   }
 
   @Override

@@ -49,6 +49,8 @@ public final class Rule {
   private final Action action;
   private final int difficulty;
   private final int maxDifficulty;
+  /** A cooldown's {@code successResets}: null for the default, by the key. */
+  private final Boolean successResets;
   /** The in-memory stores' tables for this rule, cached by the stores that use it. */
   Object memoryBinding;
 
@@ -69,6 +71,7 @@ public final class Rule {
         .sharedBucket(b.sharedBucketName).maxRetries(b.cooldown.maxRetries())
         .retryWindow(b.cooldown.retryWindow()).cooldown(b.cooldown.cooldown())
         .maxCooldown(b.cooldown.maxCooldown()).build();
+    this.successResets = b.successResets;
     this.concurrency = b.concurrency;
     this.leaseTtlNanos = b.leaseTtlNanos;
     this.status = b.status;
@@ -170,6 +173,37 @@ public final class Rule {
    */
   public Cooldown cooldown() {
     return cooldown;
+  }
+
+  /**
+   * Whether a success (100..399) starts this cooldown's key for {@code identity} over. A success
+   * proves only that whoever sent it knew the answer, so by default only a key that names that
+   * member resets: one with a dimension besides {@code ip} ({@code user:ip}, {@code session}),
+   * each such value present. An address-wide key ({@code ip}) or a shared bucket never resets:
+   * an attacker's own valid code would launder the failures of everyone behind the address;
+   * there failures only age out of {@code retryWindow}. {@link Builder#successResets} overrides.
+   */
+  public boolean resetsOnSuccess(Identity identity) {
+    if (successResets != null) {
+      return successResets;
+    }
+    boolean member = false;
+    for (String dimension : key.dimensionArray()) {
+      if (dimension.equals(DEFAULT_KEY)) {
+        continue;
+      }
+      String value = identity.get(dimension);
+      if (value == null || value.isBlank()) {
+        return false;
+      }
+      member = true;
+    }
+    return member;
+  }
+
+  /** A cooldown's {@code successResets} as set; null for the default (by the key). */
+  public Boolean successResets() {
+    return successResets;
   }
 
   /**
@@ -317,6 +351,7 @@ public final class Rule {
     b.countStatus = countStatus;
     b.cooldown = cooldown;
     b.concurrency = concurrency;
+    b.successResets = successResets;
     b.leaseTtlNanos = leaseTtlNanos;
     b.status = status;
     b.action = action;
@@ -334,6 +369,7 @@ public final class Rule {
         + (delayNanos > 0 ? ", delay=" + delay() + ", delayQueue=" + delayQueue : "")
         + (countStatus != null ? ", countStatus=" + countStatus : "")
         + (cooldown != null ? ", " + cooldown : "")
+        + (successResets != null ? ", successResets=" + successResets : "")
         + (concurrency > 0 ? ", concurrency=" + concurrency + ", leaseTtl=" + leaseTtl() : "")
         + (status > 0 ? ", status=" + status : "")
         + (action == Action.REFUSE ? "" : ", action=" + action)
@@ -399,6 +435,7 @@ public final class Rule {
     private Action action = Action.REFUSE;
     private int difficulty;
     private int maxDifficulty;
+    private Boolean successResets;
 
     private Builder(String name) {
       this.name = Checks.name(name, "name");
@@ -510,6 +547,15 @@ public final class Rule {
       return this;
     }
 
+    /**
+     * Whether a success starts a cooldown's key over: null (the default) when the key names the
+     * member who succeeded, true always, false never (see {@link Rule#resetsOnSuccess}).
+     */
+    public Builder successResets(Boolean resets) {
+      this.successResets = resets;
+      return this;
+    }
+
     /** Makes this rule a cap of {@code max} requests in flight per key; no limits. */
     public Builder concurrency(int max, Duration leaseTtl) {
       this.concurrency = (int) Checks.capacity(max, "max");
@@ -547,6 +593,10 @@ public final class Rule {
       if (cooldown != null && countStatus == null) {
         throw Checks.invalid("countStatus", null, "the failure statuses of cooldown rule '"
             + name + "', like [404]");
+      }
+      if (successResets != null && cooldown == null) {
+        throw Checks.invalid("successResets", successResets, "only on a cooldown rule ('"
+            + name + "')");
       }
       if (concurrency > 0 && countStatus != null) {
         throw Checks.invalid("countStatus", countStatus, "none on concurrency rule '" + name

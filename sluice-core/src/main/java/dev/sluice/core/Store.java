@@ -104,6 +104,35 @@ public interface Store extends AutoCloseable {
     return now(() -> cooldown(key, policy, event));
   }
 
+  /**
+   * Reserves {@code cost} of {@code rule}, a rule counted on responses (see {@link Reservation}),
+   * for a request about to go on, atomically with every other reservation and settlement of the
+   * key. For a rule of limits: a banned key is refused; a key whose settled state refuses
+   * {@code cost} is refused as a check would be (an enforcing rule's refusal starting its ban);
+   * otherwise, when the reservations held on the key plus {@code cost} would not pass, it is
+   * refused {@linkplain Reservation#inFlight() in flight} (no ban); otherwise the reservation is
+   * held. For a cooldown: a locked key is refused; failures plus reservations held reaching
+   * {@code maxRetries} refuse in flight. A reservation not settled within {@code ttlNanos} (its
+   * holder crashed) lapses and holds nothing more.
+   */
+  default CompletionStage<Reservation> reserveAsync(Rule rule, Identity identity, long cost,
+      long ttlNanos) {
+    return unsupported();
+  }
+
+  /**
+   * Ends reservation {@code id} of {@link #reserveAsync}, in one atomic step: the share is given
+   * back and, for {@link Reservation.Settlement#FAILURE}, {@code cost} is spent (a rule of limits
+   * is checked and spends it, an enforcing rule's refusal starting its ban; a cooldown counts a
+   * failure and may lock); for {@link Reservation.Settlement#SUCCESS}, a cooldown that
+   * {@linkplain Rule#resetsOnSuccess resets on success} for {@code identity} starts over. The
+   * verdict is the spending's, or an allowing one. A lapsed or unknown id still spends.
+   */
+  default CompletionStage<Verdict> settleAsync(Rule rule, Identity identity, long id, long cost,
+      Reservation.Settlement how) {
+    return unsupported();
+  }
+
   // Incident tools (the admin API). A key is named by its text as Rule#keyText gives it; a store
   // that keeps no such view fails these stages with UnsupportedOperationException.
 

@@ -223,6 +223,24 @@ final class Evaluator {
     });
   }
 
+  /**
+   * reserve.lua or settle.lua ({@code script}) for {@code rule}, a rule of limits, on its
+   * laid-out key and its set of reservations; {@code head} after the clock: cost, id and the
+   * script's own argument. The reply as evaluate.lua's for one rule (type 4: in flight).
+   */
+  CompletableFuture<List<Object>> reservation(Scripts.Script script, Rule rule, String ruleKey,
+      String setKey, String... head) {
+    Group g = group(List.of(rule), List.of(ruleKey), List.of(0));
+    g.keys.add(setKey);
+    String[] first = new String[head.length + 1];
+    first[0] = clock();
+    System.arraycopy(head, 0, first, 1, head.length);
+    String[] args = withHeader(g.args, first);
+    String[] k = g.keys.toArray(String[]::new);
+    return calls.call(script.entry(), false, (c, lane) -> calls.<List<Object>>run(c, script,
+        ScriptOutputType.MULTI, k, args));
+  }
+
   /** bucket.lua's one integer, decoded with the rule's parameters (see there). */
   static Verdict bucketVerdict(RuleCodec.Bucket b, long cost, long r) {
     long cap = b.capMicros();

@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.core.Cooldown;
 import dev.sluice.core.Identity;
 import dev.sluice.core.KeyState;
+import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.StoreException;
@@ -112,6 +113,21 @@ final class FallbackStore implements Store {
   public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
     return sync(() -> primary.cooldown(key, policy, event),
         () -> fallback.cooldown(key, policy, event).asDegraded());
+  }
+
+  @Override
+  public CompletionStage<Reservation> reserveAsync(Rule rule, Identity identity, long cost,
+      long ttlNanos) {
+    return async(() -> primary.reserveAsync(rule, identity, cost, ttlNanos),
+        () -> fallback.reserveAsync(rule, identity, cost, ttlNanos));
+  }
+
+  /** A reservation the fallback held is unknown to Redis: dropping it there does nothing. */
+  @Override
+  public CompletionStage<Verdict> settleAsync(Rule rule, Identity identity, long id, long cost,
+      Reservation.Settlement how) {
+    return async(() -> primary.settleAsync(rule, identity, id, cost, how),
+        () -> fallback.settleAsync(rule, identity, id, cost, how).thenApply(Verdict::asDegraded));
   }
 
   // The admin view reads and edits Redis, the shared state, only: while Redis fails it fails

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * The key layout: {@code prefix<rule>:{<identity>}} holds a rule's state, a sliding log adds
- * {@code :<n>}, leases {@code :z}, cooldowns {@code :c}. A rule's limits share one key, hence one
+ * {@code :<n>}, leases {@code :z}, cooldowns {@code :c}, reservations of a rule counted on
+ * responses {@code :p}. A rule's limits share one key, hence one
  * slot; rules keyed on the same identity (a route's rule and the global per-address backstop)
  * share a slot too, so their check is one script call on a cluster.
  */
@@ -49,6 +50,10 @@ final class Keys {
 
   String cooldown(String key) {
     return rule(key) + ":c";
+  }
+
+  String reserved(String key) {
+    return rule(key) + ":p";
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.core.Cooldown;
 import dev.sluice.core.Identity;
 import dev.sluice.core.KeyState;
+import dev.sluice.core.Reservation;
 import dev.sluice.core.Rule;
 import dev.sluice.core.Store;
 import dev.sluice.core.StoreException;
@@ -182,24 +183,73 @@ final class LettuceStore implements Store {
 
   private CompletableFuture<Verdict> cooldown(String key, Cooldown policy, Cooldown.Event event,
       boolean blocking) {
-    String[] k = {keys.cooldown(key)};
-    String[] a = {clock(),
-        switch (event) {
-          case CHECK -> "C";
-          case FAILURE -> "F";
-          case SUCCESS -> "S";
-        },
-        Integer.toString(policy.maxRetries()),
-        Long.toString(RuleCodec.micros(policy.retryWindow().toNanos())),
-        Long.toString(RuleCodec.micros(policy.cooldown().toNanos())),
-        Long.toString(RuleCodec.micros(policy.maxCooldown().toNanos()))};
-    return calls.<List<Object>>call("cooldown", blocking, (c, lane) -> calls.run(c,
-        Scripts.COOLDOWN, ScriptOutputType.MULTI, k, a)).thenApply(r -> Evaluator.verdict(r, 1));
+    String e = switch (event) {
+      case CHECK -> "C";
+      case FAILURE -> "F";
+      case SUCCESS -> "S";
+    };
+    return cooldownCall(key, policy, e, blocking).thenApply(r -> Evaluator.verdict(r, 1));
+  }
+
+  /**
+   * cooldown.lua on {@code key}'s state (and its reservations), {@code event} one of its
+   * letters; {@code more}: the reservation id, and for R its ttl.
+   */
+  private CompletableFuture<List<Object>> cooldownCall(String key, Cooldown policy, String event,
+      boolean blocking, String... more) {
+    String[] k = more.length == 0 ? new String[] {keys.cooldown(key)}
+        : new String[] {keys.cooldown(key), keys.reserved(key)};
+    String[] a = new String[6 + more.length];
+    a[0] = clock();
+    a[1] = event;
+    a[2] = Integer.toString(policy.maxRetries());
+    a[3] = Long.toString(RuleCodec.micros(policy.retryWindow().toNanos()));
+    a[4] = Long.toString(RuleCodec.micros(policy.cooldown().toNanos()));
+    a[5] = Long.toString(RuleCodec.micros(policy.maxCooldown().toNanos()));
+    System.arraycopy(more, 0, a, 6, more.length);
+    return calls.call("cooldown", blocking, (c, lane) -> calls.run(c, Scripts.COOLDOWN,
+        ScriptOutputType.MULTI, k, a));
   }
 
   @Override
   public Verdict cooldown(String key, Cooldown policy, Cooldown.Event event) {
     return await(cooldown(key, policy, event, true), "cooldown");
+  }
+
+  // Reservations of rules counted on responses: reserve.lua, or cooldown.lua's R, then a
+  // settlement that drops the reservation and applies its event, each one script call.
+
+  @Override
+  public CompletionStage<Reservation> reserveAsync(Rule rule, Identity identity, long cost,
+      long ttlNanos) {
+    long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    String core = rule.keyFor(identity);
+    String ttl = Long.toString(Math.max(1, RuleCodec.micros(ttlNanos)));
+    CompletableFuture<List<Object>> reply = rule.cooldown() != null
+        ? cooldownCall(core, rule.cooldown(), "R", false, Long.toString(id), ttl)
+        : evaluator.reservation(Scripts.RESERVE, rule, keys.rule(core), keys.reserved(core),
+            Long.toString(cost), Long.toString(id), ttl);
+    return reply.thenApply(r -> {
+      Verdict v = Evaluator.verdict(r, 1);
+      return (Long) r.get(1) == 4 ? Reservation.inFlight(v)
+          : v.allowed() ? Reservation.held(id, v) : Reservation.refused(v);
+    });
+  }
+
+  @Override
+  public CompletionStage<Verdict> settleAsync(Rule rule, Identity identity, long id, long cost,
+      Reservation.Settlement how) {
+    String core = rule.keyFor(identity);
+    String lease = Long.toString(id);
+    if (rule.cooldown() != null) {
+      String event = how == Reservation.Settlement.FAILURE ? "F"
+          : how == Reservation.Settlement.SUCCESS && rule.resetsOnSuccess(identity) ? "S" : "N";
+      return cooldownCall(core, rule.cooldown(), event, false, lease)
+          .thenApply(r -> Evaluator.verdict(r, 1));
+    }
+    return evaluator.reservation(Scripts.SETTLE, rule, keys.rule(core), keys.reserved(core),
+        Long.toString(cost), lease, how == Reservation.Settlement.FAILURE ? "1" : "0")
+        .thenApply(r -> Evaluator.verdict(r, 1));
   }
 
   // The admin view: see RedisAdmin. A bad key text fails the stage, as every other problem does.

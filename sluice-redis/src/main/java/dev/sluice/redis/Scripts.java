@@ -26,8 +26,9 @@ import java.util.HexFormat;
  */
 final class Scripts {
 
-  private static final String[] LIBRARY_PARTS = {"common.lua", "limits.lua", "evaluate.lua",
-      "refund.lua", "bucket.lua", "cooldown.lua", "leases.lua", "admin.lua"};
+  private static final String[] LIBRARY_PARTS = {"common.lua", "limits.lua", "held.lua",
+      "evaluate.lua", "refund.lua", "bucket.lua", "cooldown.lua", "leases.lua", "admin.lua",
+      "reserve.lua"};
 
   private static final String CODE_DIGEST = sha1(concat(LIBRARY_PARTS)).substring(0, 12);
 
@@ -35,7 +36,11 @@ final class Scripts {
   static final Script REFUND = script("refund", "common.lua", "limits.lua", "refund.lua");
   static final Script BUCKET = script("bucket", "common.lua", "bucket.lua");
   static final Script BUCKETS = script("buckets", "common.lua", "bucket.lua");
-  static final Script COOLDOWN = script("cooldown", "common.lua", "cooldown.lua");
+  static final Script COOLDOWN = script("cooldown", "common.lua", "held.lua", "cooldown.lua");
+  static final Script RESERVE = script("reserve", "common.lua", "limits.lua", "held.lua",
+      "reserve.lua");
+  static final Script SETTLE = script("settle", "common.lua", "limits.lua", "held.lua",
+      "reserve.lua");
   static final Script LEASES = script("leases", "common.lua", "leases.lua");
   static final Script PEEK = script("peek", "common.lua", "limits.lua", "admin.lua");
   static final Script UNBAN = script("unban", "common.lua", "limits.lua", "admin.lua");
@@ -47,7 +52,7 @@ final class Scripts {
 
   /** The text for {@code FUNCTION LOAD}. */
   static final String LIBRARY = library(EVALUATE, REFUND, BUCKET, BUCKETS, COOLDOWN,
-      LEASES, PEEK, UNBAN, NOTE, BAN);
+      LEASES, PEEK, UNBAN, NOTE, BAN, RESERVE, SETTLE);
 
   private Scripts() {}
 

@@ -1,8 +1,11 @@
--- One event of an escalating cooldown (Cooldown.apply in Lua), state 'windowStart,failures,
--- level,lockedUntil' in microseconds.
--- KEYS[1] the key. ARGV: pinned now, event (C check | F failure | S success), maxRetries,
--- retryWindow, cooldown, maxCooldown.
--- Returns {now, type, limit index, remaining, reset, retryAfter, score} like evaluate.lua.
+-- One event of an escalating cooldown (Cooldown.apply and reserve in Lua), state 'windowStart,
+-- failures,level,lockedUntil' in microseconds.
+-- KEYS[1] the key, KEYS[2] its set of reservations (held.lua) for R and a settlement. ARGV:
+-- pinned now, event (C check | F failure | S success | R reserve | N none), maxRetries,
+-- retryWindow, cooldown, maxCooldown; then for R and a settlement the reservation id, and for R
+-- its ttl. A settlement (F, S or N with an id) drops the reservation, then applies its event.
+-- Returns {now, type, limit index, remaining, reset, retryAfter, score} like evaluate.lua (type
+-- 4: R refused in flight).
 local function cooldown(KEYS, ARGV)
   local now = clock(ARGV[1])
   local event = ARGV[2]
@@ -55,9 +58,23 @@ local function cooldown(KEYS, ARGV)
     end
   end
 
+  local id = ARGV[7]
+  if id and event ~= 'R' then
+    held_drop(KEYS[2], now, id, 1)
+  end
+  if event == 'N' then
+    return {now, 0, 0, 0, 0, 0, -1}
+  end
   local locked_for = s[4] - now
   if event == 'S' then
+    -- Failures and escalation start over; a lock in force stays.
+    local until_ = s[4]
     s = {now, 0, 0, now}
+    if locked_for > 0 then
+      s[4] = until_
+      save()
+      return {now, 3, -1, 0, locked_for, locked_for, -1}
+    end
     save()
     return {now, 0, 0, max_retries, 0, 0, -1}
   end
@@ -67,6 +84,14 @@ local function cooldown(KEYS, ARGV)
   local f = failures()
   if event == 'C' then
     return {now, 0, 0, max_retries - f, reset(), 0, -1}
+  end
+  if event == 'R' then
+    local left = max_retries - f - held_total(KEYS[2], now)
+    if left <= 0 then
+      return {now, 4, 0, 0, reset(), IN_FLIGHT_US, -1}
+    end
+    held_add(KEYS[2], now, id, 1, tonumber(ARGV[8]))
+    return {now, 0, 0, left - 1, reset(), 0, -1}
   end
   if f == 0 then s[1] = now end
   f = f + 1

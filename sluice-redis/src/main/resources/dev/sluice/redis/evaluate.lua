@@ -16,29 +16,7 @@ local function evaluate(KEYS, ARGV)
   local pass = true
   for i, r in ipairs(rules) do
     load(r, now)
-    local v
-    local ban_left = r.banUntil - now
-    if r.ban > 0 and ban_left > 0 then
-      v = {3, -1, 0, ban_left, ban_left, -1}
-    else
-      local refused, binding = -1, -1
-      local remaining, reset, retry, score = 0, 0, 0, -1
-      for j, l in ipairs(r.limits) do
-        local ok, rem, rst, ra, sc = test(l, now, cost)
-        if not ok and (refused < 0 or ra > retry) then
-          refused = j - 1
-          remaining, reset, retry, score = rem, rst, ra, sc
-        elseif ok and refused < 0 and (binding < 0 or rem < remaining) then
-          binding = j - 1
-          remaining, reset, score = rem, rst, sc
-        end
-      end
-      if refused >= 0 then
-        v = {1, refused, remaining, reset, retry, score}
-      else
-        v = {0, binding, remaining, reset, 0, score}
-      end
-    end
+    local v = test_rule(r, now, cost)
     r.v = v
     if v[1] ~= 0 and r.enforce then pass = false end
   end
@@ -49,10 +27,7 @@ local function evaluate(KEYS, ARGV)
       for _, l in ipairs(r.limits) do commit(l, now, cost) end
       save(r, now)
     elseif not pass and v[1] == 1 and r.enforce and r.ban > 0 then
-      r.banUntil = now + r.ban
-      v[1] = 2
-      v[4] = math.max(v[4], r.ban)
-      v[5] = r.ban
+      start_ban(r, v, now)
       save(r, now)
     end
     for x = 1, 6 do out[#out + 1] = v[x] end

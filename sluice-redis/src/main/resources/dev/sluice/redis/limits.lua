@@ -236,6 +236,39 @@ local function commit(l, now, cost)
   end
 end
 
+-- One rule's verdict for 'cost' on its loaded state, committing nothing:
+-- {type, limit index, remaining, reset, retryAfter, score}, type 0 allowed, 1 refused, 3 banned.
+local function test_rule(r, now, cost)
+  local ban_left = r.banUntil - now
+  if r.ban > 0 and ban_left > 0 then
+    return {3, -1, 0, ban_left, ban_left, -1}
+  end
+  local refused, binding = -1, -1
+  local remaining, reset, retry, score = 0, 0, 0, -1
+  for j, l in ipairs(r.limits) do
+    local ok, rem, rst, ra, sc = test(l, now, cost)
+    if not ok and (refused < 0 or ra > retry) then
+      refused = j - 1
+      remaining, reset, retry, score = rem, rst, ra, sc
+    elseif ok and refused < 0 and (binding < 0 or rem < remaining) then
+      binding = j - 1
+      remaining, reset, score = rem, rst, sc
+    end
+  end
+  if refused >= 0 then
+    return {1, refused, remaining, reset, retry, score}
+  end
+  return {0, binding, remaining, reset, 0, score}
+end
+
+-- Starts the rule's ban on 'v', its refusal by a limit (type 1 becomes 2).
+local function start_ban(r, v, now)
+  r.banUntil = now + r.ban
+  v[1] = 2
+  v[4] = math.max(v[4], r.ban)
+  v[5] = r.ban
+end
+
 -- Microseconds until the limit's state decides like a never-seen key (0 when it already does).
 local function until_fresh(l, now)
   local kind, s = l.kind, l.s

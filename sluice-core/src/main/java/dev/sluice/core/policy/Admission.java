@@ -1,15 +1,13 @@
 package dev.sluice.core.policy;
 
-import dev.sluice.core.Cooldown;
 import dev.sluice.core.Decision;
 import dev.sluice.core.DecisionListener;
-import dev.sluice.core.KeyState;
 import dev.sluice.core.Mode;
 import dev.sluice.core.MutableDecision;
 import dev.sluice.core.OnStoreError;
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Rule;
-import dev.sluice.core.Store;
+import dev.sluice.core.Reservation;
 import dev.sluice.core.Verdict;
 import dev.sluice.core.http.Cors;
 import dev.sluice.core.http.ResponseSpec;
@@ -51,16 +49,18 @@ import java.util.function.Function;
  *   <li>Every decision is reported to the listener once, when it is final, with its latency
  *       for a remote store (-1 for a local one: it takes less than the timing would); a
  *       refusal that started a ban is reported with the banned key.
- *   <li>Escalation (issue 22), in this order, each only where the route has it: a client on the
- *       policy's {@code deny} list is {@link Action#DENY denied} (403, never forwarded); rules
- *       counted on responses ({@link Rule#countStatus()}, cooldowns) are read, not spent, and
- *       refuse once exhausted or locked; concurrency rules take a lease each (released by
+ *   <li>Escalation, in this order, each only where the route has it: a client on the policy's
+ *       {@code deny} list is {@link Action#DENY denied} (403, never forwarded); rules counted on
+ *       responses ({@link Rule#countStatus()}, cooldowns) are reserved: an exhausted, banned or
+ *       locked key refuses, and so does a request past what the requests in flight leave
+ *       ({@link Reservation}); concurrency rules take a lease each (released by
  *       {@link Outcome#ended()}), refusing when full; then the rules decide as one step (a
- *       refusal gives the leases back: a refused request holds nothing); then a human check
- *       makes the outcome {@link Action#VERIFY}: the adapter reads the token and calls
- *       {@link #verify}. When the response's head arrives the adapter calls
- *       {@link Outcome#responded(int)}, which spends the counted rules whose statuses match
- *       (and resets a cooldown on a success), from the next request on.
+ *       refusal gives back what was reserved and leased: a refused request holds nothing); then
+ *       a human check makes the outcome {@link Action#VERIFY}: the adapter reads the token and
+ *       calls {@link #verify}. When the response's head arrives the adapter calls
+ *       {@link Outcome#responded(int)}, which settles the reservations by its status; a
+ *       forwarded request that ends without one ({@link Outcome#ended()}: the client hung up and
+ *       the adapter could not learn the answer) settles them as failures.
  * </ul>
  *
  * <p>Immutable and thread-safe; build one per policy snapshot. An {@link Outcome} belongs to one
@@ -102,6 +102,9 @@ public final class Admission {
     CHALLENGE
   }
 
+  /** A reservation's life unless an adapter sets it: longer than any exchange it waits for. */
+  public static final java.time.Duration DEFAULT_RESERVATION_TTL = java.time.Duration.ofMinutes(5);
+
   /** The 403's reason for a client on the deny list. */
   public static final String DENY_LIST = "deny list";
 
@@ -116,6 +119,7 @@ public final class Admission {
   private final HumanVerifier verifier;
   /** The policy's challenges; null when no rule challenges. */
   private final ChallengeStep challenges;
+  private final long reservationTtlNanos;
 
   private Admission(Builder b) {
     this.verifier = b.verifier;
@@ -126,6 +130,7 @@ public final class Admission {
     this.listener = b.listener;
     this.delays = b.delays;
     this.local = limiter.store().isLocal();
+    this.reservationTtlNanos = b.reservationTtl.toNanos();
     this.challenges = b.challenges == null ? null : new ChallengeStep(this, b.challenges,
         responses.toBuilder().namesChallenge(true).build());
   }
@@ -194,7 +199,7 @@ public final class Admission {
     if (challenges != null) {
       o.esc().request = request;
     }
-    return check.plain() ? decide(o) : guard(o, () -> peek(o));
+    return check.plain() ? decide(o) : guard(o, () -> reserve(o, 0));
   }
 
   /** A new outcome, or {@code reuse}'s, reset: it decides into the scratch's decision. */
@@ -370,14 +375,12 @@ public final class Admission {
   }
 
   /**
-   * Reads the rules counted on responses: a cooldown that locks the key, or a rule whose key is
-   * exhausted or banned, refuses now (nothing is spent by reading).
+   * Reserves each rule counted on responses ({@link Reservation}): a key that is exhausted,
+   * banned or locked refuses now, and so does a request past what is left of the limit while
+   * others hold the rest in flight; an admitted request holds its share until its answer settles
+   * it ({@link Outcome#responded}), so parallel requests never widen the limit.
    */
-  private Outcome peek(Outcome o) {
-    return peek(o, 0);
-  }
-
-  private Outcome peek(Outcome o, int from) {
+  private Outcome reserve(Outcome o, int from) {
     List<Rule> counted = o.check.counted();
     int i = from;
     while (i < counted.size() && counted.get(i).mode() == Mode.OFF) {
@@ -388,51 +391,24 @@ public final class Admission {
     }
     Rule rule = counted.get(i);
     int at = i;
-    Store store = limiter.store();
-    CompletionStage<Decision> read;
-    if (rule.cooldown() != null) {
-      read = safe(() -> store.cooldownAsync(rule.keyFor(o.check.identity()), rule.cooldown(),
-          Cooldown.Event.CHECK)).handle((v, e) -> e != null ? Decision.failed(List.of(rule))
-              : v.allowed() ? null
-              : Decision.refusal(rule, rule.name(), rule.cooldown().maxRetries(),
-                  v.retryAfterNanos(), true));
-    } else {
-      read = safe(() -> store.peekAsync(rule, o.check.identity())).handle((k, e) ->
-          e != null ? Decision.failed(List.of(rule)) : refusal(rule, k));
-    }
-    return then(o, read, (x, d) -> {
-      if (d != null) {
-        report(x, List.of(rule), d, -1);
-        if (!d.allowed()) {
-          x.release();
-          x.decision = d;
-          x.action = d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
-          return x;
-        }
+    CompletionStage<Reservation> held = safe(() -> limiter.store().reserveAsync(rule,
+        o.check.identity(), o.check.cost(), reservationTtlNanos)).handle((r, e) -> e != null
+            ? null : r);
+    return then(o, held, (x, r) -> {
+      if (r != null && r.held()) {
+        x.reserved(rule, r.id());
+        return reserve(x, at + 1);
       }
-      return peek(x, at + 1);
+      Decision d = r == null ? Decision.failed(List.of(rule)) : Decision.of(rule, r.verdict());
+      report(x, List.of(rule), d, -1);
+      if (d.allowed()) {
+        return reserve(x, at + 1);   // a shadow rule, or a store failure that fails open
+      }
+      x.release();
+      x.decision = d;
+      x.action = d.degraded() ? Action.UNAVAILABLE : Action.REFUSE;
+      return x;
     });
-  }
-
-  /** The refusal a peeked state means for {@code rule}, or null when a call would pass. */
-  private static Decision refusal(Rule rule, KeyState k) {
-    if (!k.refusing()) {
-      return null;
-    }
-    if (k.banned()) {
-      return Decision.refusal(rule, null, -1, k.banLeft().toNanos(), true);
-    }
-    long wait = 0;
-    int which = 0;
-    for (int j = 0; j < k.limits().size(); j++) {
-      long w = k.limits().get(j).retryAfter().toNanos();
-      if (w > wait) {
-        wait = w;
-        which = j;
-      }
-    }
-    return Decision.refusal(rule, rule.limits().get(which).name(),
-        rule.limits().get(which).capacity(), wait, false);
   }
 
   /** Takes a lease per concurrency rule; a full one refuses (giving back those taken). */
@@ -580,7 +556,8 @@ public final class Admission {
     String denial;
     /** Concurrency leases held: rule, key and id, three entries each. */
     ArrayList<Object> leases;
-    boolean responded;
+    /** Reservations of rules counted on responses, not settled yet: rule and id, two each. */
+    ArrayList<Object> reserved;
     /** The request admitted, for a challenge (set only when the policy has challenges). */
     RequestView request;
     /** A challenge's answer, its step and why; a refusal's answers when it names a challenge. */
@@ -607,41 +584,39 @@ public final class Admission {
   }
 
   /**
-   * The response's head came back with {@code status}: the counted rules spend their cost when
-   * it matches (a cooldown counts a failure, or resets on a success), without waiting; reported.
+   * Ends one reservation of a counted rule: by the answer's {@code status} (for a cooldown a
+   * listed status is a failure and 100..399 a success; for any other rule a listed status spends
+   * the cost), or as a failure when the answer never came ({@code status} 0), or with nothing
+   * counted ({@code status} -1: the request was not forwarded). Reported; never waits.
    */
-  void count(Outcome o, int status) {
-    for (Rule rule : o.check.counted()) {
-      if (rule.mode() == Mode.OFF) {
-        continue;
-      }
-      boolean counts = rule.countStatus().contains(status);
-      if (rule.cooldown() != null) {
-        Cooldown.Event event = counts ? Cooldown.Event.FAILURE
-            : status >= 100 && status < 400 ? Cooldown.Event.SUCCESS : null;
-        listener.responseCounted(rule.name(), status,
-            event == null ? "skipped" : counts ? "counted" : "reset");
-        if (event == null) {
-          continue;
-        }
-        safe(() -> limiter.cooldownAsync(rule.cooldown(), o.check.identity(), event))
-            .thenAccept(d -> {
-              if (d.banApplied()) {
-                listener.banApplied(o.kind, d, rule.keyText(o.check.identity()));
-              }
-            });
-        continue;
-      }
-      listener.responseCounted(rule.name(), status, counts ? "counted" : "skipped");
-      if (counts) {
-        safe(() -> limiter.checkAsync(List.of(rule), o.check.identity(), o.check.cost()))
-            .thenAccept(d -> {
-              if (d.banApplied()) {
-                listener.banApplied(o.kind, d, rule.keyText(o.check.identity()));
-              }
-            });
-      }
+  void settle(Outcome o, Rule rule, long id, int status) {
+    Reservation.Settlement how;
+    String result;
+    if (status == -1) {
+      how = Reservation.Settlement.NONE;
+      result = null;
+    } else if (status == 0) {
+      how = Reservation.Settlement.FAILURE;
+      result = "unanswered";
+    } else if (rule.countStatus().contains(status)) {
+      how = Reservation.Settlement.FAILURE;
+      result = "counted";
+    } else if (rule.cooldown() != null && status >= 100 && status < 400) {
+      how = Reservation.Settlement.SUCCESS;
+      result = rule.resetsOnSuccess(o.check.identity()) ? "reset" : "skipped";
+    } else {
+      how = Reservation.Settlement.NONE;
+      result = "skipped";
     }
+    if (result != null) {
+      listener.responseCounted(rule.name(), status, result);
+    }
+    safe(() -> limiter.store().settleAsync(rule, o.check.identity(), id, o.check.cost(), how))
+        .thenAccept(v -> {
+          if (v.banApplied()) {
+            listener.banApplied(o.kind, Decision.of(rule, v), rule.keyText(o.check.identity()));
+          }
+        });
   }
 
   /** Gives a lease back. */
@@ -782,6 +757,33 @@ public final class Admission {
       e.leases.add(rule);
       e.leases.add(key);
       e.leases.add(id);
+    }
+
+    private synchronized void reserved(Rule rule, long id) {
+      Escalated e = esc();
+      if (e.reserved == null) {
+        e.reserved = new ArrayList<>(2);
+      }
+      e.reserved.add(rule);
+      e.reserved.add(id);
+    }
+
+    /**
+     * Settles every reservation still held, once: by {@code status} (> 0), as unanswered (0) or
+     * with nothing counted (-1); see {@link Admission#settle}.
+     */
+    private void settle(int status) {
+      ArrayList<Object> held;
+      synchronized (this) {
+        if (esc == null || esc.reserved == null) {
+          return;
+        }
+        held = esc.reserved;
+        esc.reserved = null;
+      }
+      for (int i = 0; i < held.size(); i += 2) {
+        admission.settle(this, (Rule) held.get(i), (Long) held.get(i + 1), status);
+      }
     }
 
     public Action action() {
@@ -936,11 +938,6 @@ public final class Admission {
       return rule.keyFor(check.identity());
     }
 
-    /** The request went away (while delayed, waiting or in flight): what it holds goes back now. */
-    public void cancel() {
-      release();
-    }
-
     /** Why a {@link Action#DENY} outcome denies: {@link #DENY_LIST}, or the human check's. */
     public String denial() {
       return esc == null ? null : esc.denial;
@@ -961,23 +958,39 @@ public final class Admission {
 
     /**
      * The response's head arrived with {@code status} (the upstream's, or the gateway's 502 or
-     * 504 for it): rules counted on responses spend now. Once per request; later calls do nothing.
+     * 504 for it): each reservation of a rule counted on responses settles by it. Once per
+     * request; later calls do nothing.
      */
     public void responded(int status) {
-      boolean first;
-      synchronized (this) {
-        first = check != null && !check.counted().isEmpty() && !esc().responded;
-        if (first) {
-          esc.responded = true;
-        }
-      }
-      if (first) {
-        admission.count(this, status);
-      }
+      settle(Math.max(1, status));
     }
 
-    /** The response ended, or the client went away: concurrency leases go back. Idempotent. */
+    /**
+     * The exchange is over: the response ended, or the client went away. Concurrency leases go
+     * back; a forwarded request whose answer was never told ({@link #responded}) settles its
+     * reservations as failures (the app may have done the work: an attacker's hang-up must not
+     * make a guess free). Idempotent.
+     */
     public void ended() {
+      if (action == Action.FORWARD) {
+        settle(0);
+      }
+      release();
+    }
+
+    /**
+     * The request went away, or will not go on (while delayed, waiting, in flight): what it holds
+     * goes back now, as {@link #ended()} says.
+     */
+    public void cancel() {
+      ended();
+    }
+
+    /**
+     * The adapter answered an admitted request itself and never forwarded it (a body over a cap,
+     * a moderation refusal): what it holds goes back and nothing is counted.
+     */
+    public void withheld() {
       release();
     }
 
@@ -995,6 +1008,7 @@ public final class Admission {
     }
 
     private void release() {
+      settle(-1);
       ArrayList<Object> held = null;
       synchronized (this) {
         if (esc != null) {
@@ -1038,8 +1052,19 @@ public final class Admission {
     private DelayGate delays;
     private HumanVerifier verifier;
     private Challenges challenges;
+    private java.time.Duration reservationTtl = DEFAULT_RESERVATION_TTL;
 
     private Builder() {}
+
+    /**
+     * How long a reservation of a rule counted on responses outlives an admission that never
+     * settles it (its gateway crashed); longer than the longest exchange, so that no live request
+     * loses its share. Default {@link #DEFAULT_RESERVATION_TTL}.
+     */
+    public Builder reservationTtl(java.time.Duration ttl) {
+      this.reservationTtl = java.time.Duration.ofNanos(Checks.duration(ttl, "reservationTtl"));
+      return this;
+    }
 
     /**
      * Asks human checks' verifiers (the gateway's siteverify client); null (the default): a

@@ -128,7 +128,8 @@ class AdmissionEscalationTest {
   @Test
   void cooldown_escalatesTwicePerLock_toTheMaximum_andASuccessResets() {
     Rule invites = Rule.builder("invites").countStatus(StatusSet.of(List.of(404)))
-        .cooldown(2, Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofMinutes(4)).build();
+        .cooldown(2, Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofMinutes(4))
+        .successResets(true).build();
     Admission a = admission(route(invites), null);
     long[] expected = {60, 120, 240, 240};
     for (long lock : expected) {
@@ -149,6 +150,127 @@ class AdmissionEscalationTest {
     assertThat(admit(a).decision().retryAfterSeconds()).isEqualTo(60);   // back to the first lock
     assertThat(events).contains("response invites 200 reset",
         "ban invites 192.0.2.1 60000ms", "ban invites 192.0.2.1 240000ms");
+  }
+
+  /**
+   * Attack 1 of issue 30: 30 wrong passwords sent at once against 3 per 15 minutes. Each request
+   * in flight holds a share, so 3 go on and 27 are refused in flight (no ban, retry in 1 s); the
+   * 3 answers are 401s, and the next request is refused by the spent limit, starting the ban.
+   */
+  @Test
+  void countedRule_thirtyInParallel_onlyTheAllowanceLeftGoesOn() {
+    Rule failed = Rule.builder("login").countStatus(StatusSet.of(List.of(401)))
+        .limit(Limit.slidingWindow("login", 3, Duration.ofMinutes(15)))
+        .ban(Duration.ofMinutes(15)).build();
+    Admission a = admission(route(failed), null);
+    List<Outcome> sent = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      sent.add(admit(a));
+    }
+    List<Outcome> forwarded = sent.stream().filter(Outcome::forward).toList();
+    assertThat(forwarded).hasSize(3);
+    Outcome inFlight = sent.get(3);
+    assertThat(inFlight.action()).isEqualTo(Action.REFUSE);
+    assertThat(inFlight.decision().retryAfterSeconds()).isEqualTo(1);
+    assertThat(inFlight.decision().banned()).isFalse();
+    forwarded.forEach(o -> o.responded(401));
+    Outcome next = admit(a);
+    assertThat(next.action()).isEqualTo(Action.REFUSE);
+    assertThat(next.decision().banned()).isTrue();
+    assertThat(next.decision().retryAfterSeconds()).isEqualTo(15 * 60);
+    assertThat(events).contains("ban login 192.0.2.1 900000ms");
+  }
+
+  /** A success or an uncounted status gives its share back; the limit is as if never asked. */
+  @Test
+  void countedRule_aSuccessGivesItsShareBack() {
+    Rule failed = Rule.builder("login").countStatus(StatusSet.of(List.of(401)))
+        .limit(Limit.slidingLog("login", 2, Duration.ofMinutes(1))).build();
+    Admission a = admission(route(failed), null);
+    Outcome first = admit(a);
+    Outcome second = admit(a);
+    assertThat(admit(a).action()).isEqualTo(Action.REFUSE);   // both in flight
+    first.responded(200);
+    second.responded(500);
+    first.ended();
+    second.ended();
+    Outcome third = admit(a);
+    Outcome fourth = admit(a);
+    assertThat(third.forward()).isTrue();
+    assertThat(fourth.forward()).isTrue();
+  }
+
+  /**
+   * Attack 2 of issue 30: a client that hangs up after sending, before the answer, must not get
+   * a free guess: a forwarded request that ends without an answer counts as a failure.
+   */
+  @Test
+  void cooldown_aForwardedRequestEndedWithoutAnAnswer_countsAsAFailure() {
+    Rule invites = Rule.builder("invites").countStatus(StatusSet.of(List.of(404)))
+        .cooldown(3, Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofMinutes(4)).build();
+    Admission a = admission(route(invites), null);
+    for (int i = 0; i < 3; i++) {
+      Outcome o = admit(a);
+      assertThat(o.forward()).isTrue();
+      o.cancel();   // the client went away; the adapter never learned the answer
+    }
+    Outcome locked = admit(a);
+    assertThat(locked.action()).isEqualTo(Action.REFUSE);
+    assertThat(locked.decision().retryAfterSeconds()).isEqualTo(60);
+    assertThat(events).contains("response invites 0 unanswered");
+  }
+
+  /** A request refused by a later phase, or answered by its adapter, holds and counts nothing. */
+  @Test
+  void reservation_givenBack_whenTheRequestIsNotForwarded() {
+    Rule invites = Rule.builder("invites").countStatus(StatusSet.of(List.of(404)))
+        .cooldown(1, Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofMinutes(4)).build();
+    Rule api = Rule.builder("api").limit(Limit.tokenBucket("api", 1, 1, Duration.ofHours(1)))
+        .build();
+    Admission a = admission(route(invites, api), null);
+    Outcome first = admit(a);
+    assertThat(first.forward()).isTrue();
+    first.withheld();                                  // a body cap or moderation answered it
+    first.ended();
+    Outcome refusedByApi = admit(a);
+    assertThat(refusedByApi.action()).isEqualTo(Action.REFUSE);
+    assertThat(refusedByApi.decision().rule()).isEqualTo("api");
+    refusedByApi.ended();
+    ticker.advance(Duration.ofHours(1));
+    Outcome again = admit(a);
+    assertThat(again.forward()).isTrue();              // nothing was counted against invites
+  }
+
+  /**
+   * Attack 3 of issue 30: an address-wide cooldown is not reset by a success from that address
+   * (an attacker's own valid code would launder everyone's failures); a member's key is.
+   */
+  @Test
+  void addressCooldown_ownSuccess_doesNotLaunderFailures() {
+    Rule perAddress = Rule.builder("invites:ip").countStatus(StatusSet.of(List.of(404)))
+        .cooldown(4, Duration.ofMinutes(5), Duration.ofMinutes(1), Duration.ofMinutes(4)).build();
+    Admission a = admission(route(perAddress), null);
+    int wrongForwarded = 0;
+    for (int round = 0; round < 10; round++) {
+      for (int status : new int[] {404, 404, 200}) {
+        Outcome o = admit(a);
+        if (!o.forward()) {
+          continue;
+        }
+        if (status == 404) {
+          wrongForwarded++;
+        }
+        o.responded(status);
+        o.ended();
+      }
+    }
+    assertThat(wrongForwarded).isEqualTo(4);
+    assertThat(events).contains("response invites:ip 200 skipped");
+    assertThat(perAddress.resetsOnSuccess(Identity.ip("192.0.2.1"))).isFalse();
+    Rule perMember = perAddress.toBuilder().key("user:ip").build();
+    assertThat(perMember.resetsOnSuccess(Identity.ip("192.0.2.1").with("user", "alice")))
+        .isTrue();
+    assertThat(perMember.resetsOnSuccess(Identity.ip("192.0.2.1"))).isFalse();   // shared bucket
   }
 
   @Test

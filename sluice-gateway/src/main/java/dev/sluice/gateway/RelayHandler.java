@@ -154,7 +154,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.client = ctx.channel();
-    this.headTimer = new Deadline(ctx.executor(), this::headTimeout);
+    this.headTimer = new Deadline(ctx.executor(), this::clientTimeout);
     this.up = new RelayUpstream(ctx, upstream, pool, events, writer, this);
   }
 
@@ -453,6 +453,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       return;
     }
     state = State.DRAIN;
+    bodyRead();
   }
 
   /** Sends the request upstream: the head, then the body ({@code body}: one gathered whole). */
@@ -462,6 +463,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     boolean complete = !head.hasBody() || body != null;
     state = complete ? State.RESPONSE : State.BODY;
     forwarded = true;
+    bodyRead();
     up.send(out, head.isHead(), !head.hasBody(), snap);
     if (body != null) {
       up.body(body, true);
@@ -488,6 +490,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     }
     bodySeen += k;
     bodyConsumed = done;
+    bodyRead();
     if (verifying && state == State.HOLD && bodySeen > outcome.humanCheck().maxBodyBytes()) {
       in.skipBytes(k);
       verifying = false;
@@ -532,6 +535,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   /** A body whose chunked framing broke: 400 if nothing was answered yet, and close. */
   private void badBody() {
     up.abort();
+    if (outcome != null) {
+      outcome.withheld();   // an upstream never gets a request it could act on
+    }
     keepAlive = false;
     in.skipBytes(in.readableBytes());
     if (!answered && !up.responseStarted()) {
@@ -544,6 +550,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   /** A body over {@code gateway.maxBodyBytes}: 413 if nothing was answered yet, and close. */
   private void tooLarge() {
     up.abort();
+    if (outcome != null) {
+      outcome.withheld();
+    }
     keepAlive = false;
     if (!answered && !up.responseStarted()) {
       answer(413, "the request body may be at most " + snap.gateway.maxBodyBytes() + " bytes",
@@ -557,6 +566,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
   private void hold(Map<String, Surface> fields) {
     moderated = fields;
     state = State.HOLD;
+    bodyRead();
     held = ctx.alloc().buffer(head.hasBody() && !bodyChunked ? (int) bodyLeft : 256);
     heldData = bodyChunked ? ctx.alloc().buffer(256) : null;
     if (head.expectContinue()) {
@@ -604,6 +614,9 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
         : ModerationHandler.check(snap.moderation, fields, text, events);
     if (refusal != null) {
       raw.release();
+      if (outcome != null) {
+        outcome.withheld();
+      }
       generated = true;
       events.generated(422);
       write(answers.json(snap.http.responses(), 422, refusal.json(), head.header("origin"),
@@ -716,9 +729,13 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     readAhead();
   }
 
-  /** Answers 502 or 504 for the upstream, with the limit headers. */
+  /**
+   * Answers 502 or 504 for the upstream, with the limit headers. A request that reached the
+   * upstream and got no answer settles what it reserved as a failure; one that never reached it
+   * counts nothing.
+   */
   @Override
-  public void failed(HttpResponseStatus code) {
+  public void failed(HttpResponseStatus code, boolean reached) {
     events.generated(code.code());
     generated = true;
     boolean bodyPending = state == State.BODY;
@@ -726,8 +743,10 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       keepAlive = false;
     }
     Outcome o = outcome;
-    if (o != null) {
-      o.responded(code.code());
+    if (o != null && reached) {
+      o.unanswered();
+    } else if (o != null) {
+      o.withheld();
     }
     write(answers.error(snap.http.responses(), code.code(), null, head.header("accept"),
         head.header("origin"), head.method(), keepAlive,
@@ -853,7 +872,11 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     ctx.close();
   }
 
-  /** Stops the timers and lets go of the upstream connection: kept for the loop when idle. */
+  /**
+   * Stops the timers and lets go of the upstream connection: kept for the loop when idle. A
+   * request counted on its answer that is with the upstream when its client goes away is
+   * settled by that answer all the same ({@link #settleWithoutClient}).
+   */
   private void stop() {
     stopped = true;
     headTimer.stop();
@@ -861,16 +884,47 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
       delayTimer.cancel(false);
       delayTimer = null;
     }
-    if (outcome != null) {
-      outcome.cancel();
+    Outcome o = outcome;
+    if (o != null && o.forward() && o.countsResponse() && up.awaitingAnswer()) {
+      settleWithoutClient(o);
+    } else {
+      if (o != null && forwarded) {
+        o.cancel();
+      } else if (o != null) {
+        o.withheld();   // never sent: nothing for the app to have acted on
+      }
+      up.release();
     }
     releaseVerified();
-    up.release();
     answers.release();
     ReferenceCountUtil.release(held);
     held = null;
     ReferenceCountUtil.release(heldData);
     heldData = null;
+  }
+
+  /**
+   * The client hung up while its request, counted on its answer, was with the upstream: the app
+   * may be checking the guess, so the exchange goes on until the answer's head and is settled
+   * by its status (an abort gains an attacker nothing, and a phone that dropped off the WiFi is
+   * judged by what the app said); no answer settles as a failure.
+   */
+  private void settleWithoutClient(Outcome o) {
+    up.detach(heard -> {
+      // Logged with the upstream's status, or nginx's 499 (the client closed) when none came.
+      status = heard > 0 ? heard : 499;
+      if (heard > 0) {
+        o.responded(heard);
+      } else if (heard == 0) {
+        o.unanswered();
+      } else {
+        o.withheld();
+      }
+      o.ended();
+      if (snap != null && snap.accessLog) {
+        events.exchange(accessEntry());
+      }
+    });
   }
 
   private void armHeadTimer() {
@@ -882,9 +936,52 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     }
   }
 
-  private void headTimeout() {
-    if (state == State.HEAD && client.isActive()) {
+  /**
+   * The client's timer ran out: a head not complete within {@code handshakeTimeout} closes the
+   * connection; a body that stalled for {@code bodyTimeout} is answered 408 (or, once an answer
+   * began, the connection closes). Part of a request already upstream gets no answer now: what
+   * it reserved settles as a failure.
+   */
+  private void clientTimeout() {
+    if (!client.isActive()) {
+      return;
+    }
+    if (state == State.HEAD) {
       ctx.close();
+      return;
+    }
+    if (bodyConsumed || state != State.BODY && state != State.DRAIN && state != State.HOLD) {
+      return;
+    }
+    Outcome o = outcome;
+    if (state == State.BODY) {
+      if (o != null) {
+        o.unanswered();
+      }
+      if (!up.responseStarted()) {
+        up.abort();
+      }
+    } else if (state == State.HOLD && o != null) {
+      o.withheld();
+    }
+    keepAlive = false;
+    if (in != null) {
+      in.skipBytes(in.readableBytes());
+    }
+    if (!answered && !up.responseStarted()) {
+      answer(408, "the request body stalled for more than "
+          + snap.gateway.bodyTimeout().toMillis() + " ms", true);
+    } else {
+      closeNow();
+    }
+  }
+
+  /** While a request's body is read, the client's timer counts from its last bytes. */
+  private void bodyRead() {
+    if (bodyConsumed) {
+      headTimer.disarm();
+    } else {
+      headTimer.arm(snap.gateway.bodyTimeout().toNanos());
     }
   }
 

@@ -33,8 +33,11 @@ final class RelayUpstream implements UpstreamLink.Side {
     /** The response ended; the connection can read its next request. */
     void ended();
 
-    /** No response head came: the client side answers {@code status} (502 or 504). */
-    void failed(HttpResponseStatus status);
+    /**
+     * No response head came: the client side answers {@code status} (502 or 504);
+     * {@code reached}: the request was written to a connection (the app may have seen it).
+     */
+    void failed(HttpResponseStatus status, boolean reached);
   }
 
   private enum State { IDLE, SENT, BODY }
@@ -59,6 +62,12 @@ final class RelayUpstream implements UpstreamLink.Side {
   private long answeredNanos = -1;
   private int status;
   private long bodyBytes;
+  /**
+   * Set when the client went away while its request was with the upstream: the response head
+   * is read only for its status, which this gets (0: no answer came; -1: the request never
+   * reached a connection); nothing goes to the client.
+   */
+  private java.util.function.IntConsumer detached;
 
   RelayUpstream(ChannelHandlerContext ctx, Upstream upstream, UpstreamPool pool,
       GatewayEvents events, HeadWriter writer, Exchange exchange) {
@@ -100,7 +109,7 @@ final class RelayUpstream implements UpstreamLink.Side {
   @Override
   public void connectFailed(Throwable cause) {
     releaseUnsent();
-    fail(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + Generated.reason(cause));
+    fail(HttpResponseStatus.BAD_GATEWAY, "could not connect: " + Generated.reason(cause), false);
   }
 
   /** A part of the request's body, as received; {@code last} for its final part. */
@@ -170,7 +179,7 @@ final class RelayUpstream implements UpstreamLink.Side {
         if (buf.readableBytes() > MAX_RESPONSE_HEAD) {
           buf.release();
           fail(HttpResponseStatus.BAD_GATEWAY, "invalid response: head over "
-              + MAX_RESPONSE_HEAD + " bytes");
+              + MAX_RESPONSE_HEAD + " bytes", true);
           return null;
         }
         upIn = ctx.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
@@ -181,19 +190,28 @@ final class RelayUpstream implements UpstreamLink.Side {
       int length = end - buf.readerIndex();
       if (!response.parse(buf, length, headRequest) || response.status() == 101) {
         buf.release();
-        fail(HttpResponseStatus.BAD_GATEWAY, "invalid response head");
+        fail(HttpResponseStatus.BAD_GATEWAY, "invalid response head", true);
         return null;
       }
       buf.skipBytes(length);
       if (!response.interim()) {
         break;
       }
-      response.writeInterim(writer.reset());
-      ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
+      if (detached == null) {
+        response.writeInterim(writer.reset());
+        ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
+      }
     }
     link.answered();
     answeredNanos = System.nanoTime();
     status = response.status();
+    if (detached != null) {
+      buf.release();
+      link.close();
+      state = State.IDLE;
+      heard(status);
+      return null;
+    }
     HeadWriter w = writer.reset();
     response.writeHead(w);
     exchange.head(w, status);
@@ -226,7 +244,7 @@ final class RelayUpstream implements UpstreamLink.Side {
     if (body < 0) {
       buf.release();
       ctx.flush();
-      fail(HttpResponseStatus.BAD_GATEWAY, "invalid chunked body");
+      fail(HttpResponseStatus.BAD_GATEWAY, "invalid chunked body", true);
       return;
     }
     if (body > 0) {
@@ -278,7 +296,7 @@ final class RelayUpstream implements UpstreamLink.Side {
   @Override
   public void closed() {
     if (state == State.SENT) {
-      fail(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering");
+      fail(HttpResponseStatus.BAD_GATEWAY, "closed the connection before answering", true);
     } else if (state == State.BODY) {
       // The end of a body framed by the close, or a body cut short: the client's ends too.
       state = State.IDLE;
@@ -290,7 +308,7 @@ final class RelayUpstream implements UpstreamLink.Side {
   public void timedOut() {
     if (state == State.SENT) {
       fail(HttpResponseStatus.GATEWAY_TIMEOUT, "no response within "
-          + snap.gateway.upstreamResponseTimeout().toMillis() + " ms");
+          + snap.gateway.upstreamResponseTimeout().toMillis() + " ms", true);
     }
   }
 
@@ -299,16 +317,47 @@ final class RelayUpstream implements UpstreamLink.Side {
    * by the client side, or, once the response has begun, its connection closes. The client
    * learns no more than the status; the upstream's address and the cause are for the log.
    */
-  void fail(HttpResponseStatus status, String cause) {
+  void fail(HttpResponseStatus status, String cause, boolean reached) {
     link.failed(status, cause);
     releaseUnsent();
     boolean began = state == State.BODY;
     state = State.IDLE;
-    if (began) {
+    if (detached != null) {
+      heard(reached ? 0 : -1);
+    } else if (began) {
       client.close();
     } else {
-      exchange.failed(status);
+      exchange.failed(status, reached);
     }
+  }
+
+  /**
+   * Whether the request is with the upstream: written, or part of it, to a connection, and no
+   * response head back yet (an app may be working on it).
+   */
+  boolean awaitingAnswer() {
+    return state == State.SENT && link.channel() != null;
+  }
+
+  /**
+   * The client went away while its request was with the upstream ({@link #awaitingAnswer}): the
+   * exchange goes on without it until the response head, only for its status, which
+   * {@code heard} gets (0 when none comes, -1 when the request never reached a connection); then
+   * the connection closes. A request whose body the client left unfinished gets the response
+   * timeout from now.
+   */
+  void detach(java.util.function.IntConsumer heard) {
+    this.detached = heard;
+    releaseUnsent();
+    if (!requestDone) {
+      link.sent(snap);
+    }
+  }
+
+  private void heard(int status) {
+    java.util.function.IntConsumer h = detached;
+    detached = null;
+    h.accept(status);
   }
 
   /** The client broke its request's framing mid-body: nothing more goes up, and this closes. */

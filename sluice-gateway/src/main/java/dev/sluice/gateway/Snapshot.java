@@ -51,12 +51,22 @@ final class Snapshot {
         .verifier(verifier)
         .build();
     this.admission = Admission.builder().limiter(limiter).policy(policy)
-        .responses(http.responses()).listener(events).delays(delays).verifier(verifier).build();
+        .responses(http.responses()).listener(events).delays(delays).verifier(verifier)
+        .reservationTtl(reservationTtl(config.gateway())).build();
     this.ws = webSocket(policy, w);
     this.moderation = moderations.of(config.moderation());
     this.accessLog = config.logging().access() != LoggingSettings.Access.OFF;
     this.clientHeaders = config.trust().clientHeaders().stream().map(HeadWriter::ascii)
         .toArray(byte[][]::new);
+  }
+
+  /**
+   * How long a reservation outlives a gateway that never settles it (it crashed): past the
+   * longest exchange that still waits for an answer (connecting, then the response timeout).
+   */
+  static java.time.Duration reservationTtl(GatewaySettings g) {
+    return g.upstreamConnectTimeout().plus(g.upstreamResponseTimeout())
+        .plus(java.time.Duration.ofMinutes(1));
   }
 
   static Snapshot of(PolicyConfig config, RateLimiter limiter, GatewayEvents events,

@@ -16,9 +16,7 @@ class FrontHandlerTest {
   private static EmbeddedChannel connection() {
     GatewaySettings d = GatewaySettings.defaults();
     PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()),
-        new GatewaySettings(d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(),
-            d.idleTimeout(), Duration.ofMillis(1), d.upstreamConnectTimeout(),
-            d.upstreamResponseTimeout()));
+        d.toBuilder().handshakeTimeout(Duration.ofMillis(1)).build());
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.freezeTime();
     ch.pipeline().addLast(new FrontHandler(new Snapshot.Source(() -> c, dev.sluice.core.RateLimiter.of(

@@ -138,7 +138,7 @@ class GatewayHttpIntegrationTests {
 
   @Test
   void healthPath_optedIn_afterThousandRequests_isStill200() throws Exception {
-    h.config.set(h.config.get().withGateway(GatewaySettings.defaults().withHealthPath("/healthz")));
+    h.config.set(h.config.get().withGateway(GatewaySettings.builder().healthPath("/healthz").build()));
     for (int i = 0; i < 1000; i++) {
       get("/api/analysis/x");
     }

@@ -25,8 +25,8 @@ class GatewayProtectionIntegrationTests {
 
   private static GatewaySettings settings(long maxBody, int maxHeader, Duration handshake) {
     GatewaySettings d = GatewaySettings.defaults();
-    return new GatewaySettings(maxBody, maxHeader, d.maxInitialLineBytes(), d.idleTimeout(),
-        handshake, d.upstreamConnectTimeout(), d.upstreamResponseTimeout());
+    return d.toBuilder().maxBodyBytes(maxBody).maxHeaderBytes(maxHeader)
+        .handshakeTimeout(handshake).build();
   }
 
   @AfterEach
@@ -128,9 +128,7 @@ class GatewayProtectionIntegrationTests {
   @Test
   void stalledBody_isClosedByTheIdleTimeout() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();
-    start(new GatewaySettings(d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(),
-        Duration.ofMillis(300), d.handshakeTimeout(), d.upstreamConnectTimeout(),
-        d.upstreamResponseTimeout()));
+    start(d.toBuilder().idleTimeout(Duration.ofMillis(300)).build());
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789");
       assertThat(c.closedByServer()).isTrue();
@@ -205,8 +203,7 @@ class GatewayProtectionIntegrationTests {
     GatewaySettings d = GatewaySettings.defaults();
     PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000Builder()
         .clientAddress(ClientAddressResolver.builder().trustedHops(1).build()).build()),
-        new GatewaySettings(d.maxBodyBytes(), 256 << 10, d.maxInitialLineBytes(), d.idleTimeout(),
-            d.handshakeTimeout(), d.upstreamConnectTimeout(), d.upstreamResponseTimeout()));
+        d.toBuilder().maxHeaderBytes(256 << 10).build());
     h = new Fixtures.Harness(c);
     StringBuilder xff = new StringBuilder();
     for (int i = 0; i < 10_000; i++) {

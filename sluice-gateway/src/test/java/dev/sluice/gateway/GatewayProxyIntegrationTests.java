@@ -243,9 +243,8 @@ class GatewayProxyIntegrationTests {
   void upstreamSilent_is504_withAGenericBody_andTheCauseReported() throws Exception {
     try (EchoUpstream.Silent silent = new EchoUpstream.Silent()) {
       GatewaySettings d = GatewaySettings.defaults();
-      PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), new GatewaySettings(
-          d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(),
-          d.handshakeTimeout(), d.upstreamConnectTimeout(), Duration.ofMillis(300)));
+      PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), d.toBuilder()
+          .upstreamResponseTimeout(Duration.ofMillis(300)).build());
       h = new Fixtures.Harness(c, silent.uri());
       HttpResponse<String> r = get("/slow");
       assertThat(r.statusCode()).isEqualTo(504);
@@ -263,9 +262,8 @@ class GatewayProxyIntegrationTests {
   @Test
   void http2Streams_get502And504_andTheCauseReported() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();
-    PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), new GatewaySettings(
-        d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(),
-        d.handshakeTimeout(), d.upstreamConnectTimeout(), Duration.ofMillis(300)));
+    PolicyConfig c = Fixtures.withGateway(Fixtures.config(Fixtures.seed000()), d.toBuilder()
+        .upstreamResponseTimeout(Duration.ofMillis(300)).build());
     URI dead = EchoUpstream.deadPort();
     h = new Fixtures.Harness(c, dead);
     try (java.net.Socket s = new java.net.Socket("127.0.0.1", h.gateway.port())) {

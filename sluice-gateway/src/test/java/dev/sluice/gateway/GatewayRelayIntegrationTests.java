@@ -245,8 +245,7 @@ class GatewayRelayIntegrationTests {
   @Test
   void upstreamFailures_are502And504_withTheLimitHeaders() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();
-    start(new GatewaySettings(d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(),
-        d.idleTimeout(), d.handshakeTimeout(), d.upstreamConnectTimeout(), Duration.ofMillis(300)));
+    start(d.toBuilder().upstreamResponseTimeout(Duration.ofMillis(300)).build());
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("GET /garbage HTTP/1.1\r\nHost: x\r\n\r\n");
       String bad = c.readResponse();
@@ -277,9 +276,7 @@ class GatewayRelayIntegrationTests {
   @Test
   void trickledHead_isClosedByTheHeadTimeout() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();
-    start(new GatewaySettings(d.maxBodyBytes(), d.maxHeaderBytes(), d.maxInitialLineBytes(),
-        d.idleTimeout(), Duration.ofMillis(300), d.upstreamConnectTimeout(),
-        d.upstreamResponseTimeout()));
+    start(d.toBuilder().handshakeTimeout(Duration.ofMillis(300)).build());
     try (RawHttp c = new RawHttp(h.gateway.port())) {
       c.send("GET /static/a HTTP/1.1\r\nHost: x\r\n\r\n");
       assertThat(c.readResponse()).endsWith("ok");

@@ -33,9 +33,8 @@ class GatewayReloadRaceIntegrationTests {
         .route(Route.builder("all").rule(rule).build())
         .build();
     GatewaySettings d = GatewaySettings.defaults();
-    return Fixtures.withGateway(Fixtures.config(policy), new GatewaySettings(maxBody,
-        d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(), d.handshakeTimeout(),
-        d.upstreamConnectTimeout(), d.upstreamResponseTimeout()));
+    return Fixtures.withGateway(Fixtures.config(policy), d.toBuilder()
+        .maxBodyBytes(maxBody).build());
   }
 
   @Test

@@ -363,9 +363,8 @@ class GatewayTlsIntegrationTests {
   void http2_bodyOverTheCap_is413() throws Exception {
     echo = new EchoUpstream();
     GatewaySettings d = GatewaySettings.defaults();
-    PolicyConfig small = Fixtures.withGateway(tinyPolicy(), new GatewaySettings(1000,
-        d.maxHeaderBytes(), d.maxInitialLineBytes(), d.idleTimeout(), d.handshakeTimeout(),
-        d.upstreamConnectTimeout(), d.upstreamResponseTimeout()));
+    PolicyConfig small = Fixtures.withGateway(tinyPolicy(), d.toBuilder().maxBodyBytes(1000)
+        .build());
     Gateway g = Gateway.builder().listen(new InetSocketAddress("127.0.0.1", 0))
         .upstream(echo.uri()).config(() -> small)
         .limiter(RateLimiter.of(Store.memory(new Fixtures.FakeTicker(), 1000))).threads(2)

@@ -133,9 +133,8 @@ class GatewayWebSocketCloseIntegrationTests {
   @Test
   void idleClient_receives1001_notASilentClose() throws Exception {
     GatewaySettings d = GatewaySettings.defaults();
-    start(policy(1000), ws(0, 65536), new GatewaySettings(d.maxBodyBytes(), d.maxHeaderBytes(),
-        d.maxInitialLineBytes(), Duration.ofSeconds(2), d.handshakeTimeout(),
-        d.upstreamConnectTimeout(), d.upstreamResponseTimeout()));
+    start(policy(1000), ws(0, 65536), d.toBuilder()
+        .idleTimeout(Duration.ofSeconds(2)).build());
     // All 100 wait out the idle timeout together; it counts from the connect, so it leaves
     // room for 100 handshakes on a busy machine.
     List<RawWsClient> clients = new ArrayList<>();

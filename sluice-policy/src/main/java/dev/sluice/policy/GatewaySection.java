@@ -22,6 +22,8 @@ final class GatewaySection {
   private static final Field<GatewaySettings, Duration> HANDSHAKE = Field.duration(
       "handshakeTimeout", Durations.EXPECTED, POSITIVE_DURATION,
       GatewaySettings::handshakeTimeout);
+  private static final Field<GatewaySettings, Duration> BODY = Field.duration(
+      "bodyTimeout", Durations.EXPECTED, POSITIVE_DURATION, GatewaySettings::bodyTimeout);
   private static final Field<GatewaySettings, Duration> CONNECT = Field.duration(
       "upstreamConnectTimeout", Durations.EXPECTED, POSITIVE_DURATION,
       GatewaySettings::upstreamConnectTimeout);
@@ -37,7 +39,7 @@ final class GatewaySection {
         return text;
       }, GatewaySettings::healthPath);
   private static final Fields<GatewaySettings> FIELDS = new Fields<>(MAX_BODY, MAX_HEADER,
-      MAX_LINE, IDLE, HANDSHAKE, CONNECT, RESPONSE, HEALTH);
+      MAX_LINE, IDLE, HANDSHAKE, BODY, CONNECT, RESPONSE, HEALTH);
 
   static final List<String> KEYS = FIELDS.keys();
 
@@ -50,9 +52,12 @@ final class GatewaySection {
       return d;
     }
     Fields<GatewaySettings>.Row r = FIELDS.read(o, d);
-    return new GatewaySettings(r.get(MAX_BODY), r.get(MAX_HEADER).intValue(),
-        r.get(MAX_LINE).intValue(), r.get(IDLE), r.get(HANDSHAKE), r.get(CONNECT),
-        r.get(RESPONSE), r.get(HEALTH));
+    return GatewaySettings.builder().maxBodyBytes(r.get(MAX_BODY))
+        .maxHeaderBytes(r.get(MAX_HEADER).intValue())
+        .maxInitialLineBytes(r.get(MAX_LINE).intValue()).idleTimeout(r.get(IDLE))
+        .handshakeTimeout(r.get(HANDSHAKE)).bodyTimeout(r.get(BODY))
+        .upstreamConnectTimeout(r.get(CONNECT)).upstreamResponseTimeout(r.get(RESPONSE))
+        .healthPath(r.get(HEALTH)).build();
   }
 
   static Map<String, Object> render(GatewaySettings g) {

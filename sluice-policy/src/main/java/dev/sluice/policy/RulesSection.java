@@ -110,7 +110,7 @@ final class RulesSection {
   /** Limits that are a rule of their own kind: alone in their rule, not in descriptors. */
   static final Map<String, List<String>> RULE_KINDS = Map.of(
       "cooldown", List.of("type", "name", "maxRetries", "retryWindow", "cooldown",
-          "maxCooldown"),
+          "maxCooldown", "successResets"),
       "concurrency", List.of("type", "name", "max", "leaseTtl"));
   private static final List<String> TYPES = new ArrayList<>(new TreeSet<>(LIMIT_KEYS.keySet()));
   private static final List<String> RULE_TYPES = new ArrayList<>(new TreeSet<>(
@@ -319,6 +319,9 @@ final class RulesSection {
       lm.put("retryWindow", Durations.format(r.cooldown().retryWindow()));
       lm.put("cooldown", Durations.format(r.cooldown().cooldown()));
       lm.put("maxCooldown", Durations.format(r.cooldown().maxCooldown()));
+      if (r.successResets() != null) {
+        lm.put("successResets", r.successResets());
+      }
       limits.add(lm);
     } else if (r.concurrency() > 0) {
       Map<String, Object> lm = new LinkedHashMap<>();
@@ -401,8 +404,10 @@ final class RulesSection {
             Duration.ofMinutes(1));
         Duration max = l.get("maxCooldown", Durations.EXPECTED, POSITIVE_DURATION,
             Duration.ofHours(1));
+        Boolean resets = l.get("successResets", "true or false (left out: a success resets a "
+            + "key that names the member, never an address-wide one)", Values.BOOLEAN, null);
         if (walk.errors.size() == before) {
-          b.cooldown(retries.intValue(), window, first, max);
+          b.cooldown(retries.intValue(), window, first, max).successResets(resets);
         }
       } else {
         Long max = l.required("max", "a whole number > 0 (requests in flight per key)",

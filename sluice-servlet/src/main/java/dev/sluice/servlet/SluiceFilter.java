@@ -161,12 +161,15 @@ public final class SluiceFilter implements Filter {
       Outcome o) throws IOException, ServletException {
     request.setAttribute(DECISION, o.decision());
     if (answer(request, response, o)) {
+      boolean failed = true;
       try {
         chain.doFilter(request, response);
+        failed = false;
       } finally {
-        // Rules counted on responses read the status the application set; concurrency leases
-        // go back when the chain returns (for an asynchronous application: when it hands off).
-        o.responded(response.getStatus());
+        // Rules counted on responses read the status the application set (an application that
+        // threw answers 500); concurrency leases go back when the chain returns (for an
+        // asynchronous application: when it hands off).
+        o.responded(failed ? 500 : response.getStatus());
         o.ended();
       }
     }

@@ -966,6 +966,14 @@ public final class Admission {
     }
 
     /**
+     * A forwarded request's answer never came (the upstream's timeout, a connection closed
+     * before answering): its reservations settle as failures, the worst case. Once per request.
+     */
+    public void unanswered() {
+      settle(0);
+    }
+
+    /**
      * The exchange is over: the response ended, or the client went away. Concurrency leases go
      * back; a forwarded request whose answer was never told ({@link #responded}) settles its
      * reservations as failures (the app may have done the work: an attacker's hang-up must not

@@ -60,8 +60,7 @@ class GatewayWebSocketNodeIntegrationTests {
         d.maxFrameBytes(), d.maxFragments(), d.floodBurst(), d.floodPerSecond(), null, Map.of(),
         0, d.strikeWindow(), d.closeTimeout());
     GatewaySettings g = GatewaySettings.defaults();
-    g = new GatewaySettings(g.maxBodyBytes(), g.maxHeaderBytes(), g.maxInitialLineBytes(), idle,
-        g.handshakeTimeout(), g.upstreamConnectTimeout(), g.upstreamResponseTimeout());
+    g = g.toBuilder().idleTimeout(idle).build();
     upstream = new FrameCountingUpstream();
     PolicyConfig c = Fixtures.withGateway(Fixtures.withWebSocket(Fixtures.config(policy), w), g);
     h = new Fixtures.Harness(c, upstream.uri());

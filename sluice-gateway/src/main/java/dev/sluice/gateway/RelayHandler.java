@@ -818,7 +818,11 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
 
   /** Goes on with what the client sent while its exchange was in flight. */
   private void readAhead() {
-    if (state == State.HEAD && in != null && in.isReadable()) {
+    boolean reading = state == State.HEAD || state == State.BODY || state == State.DRAIN
+        || state == State.HOLD;
+    if (reading && in != null && in.isReadable()) {
+      // What arrived while the exchange waited: the next head, or this request's own body
+      // (sent in the head's packet, before a human check's verifier or a remote store answered).
       process();
     } else if (in == null && inputClosed && state == State.HEAD) {
       ctx.close();

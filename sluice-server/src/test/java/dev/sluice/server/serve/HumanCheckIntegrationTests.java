@@ -193,6 +193,51 @@ class HumanCheckIntegrationTests {
     assertThat(verify.tokens()).doesNotContain("good-13");
   }
 
+  /**
+   * Issue 30's hang: a header token with the body in the head's packet was verified and then
+   * never forwarded. Now the body goes on whatever the packet boundaries: one packet, split at
+   * every kind of place, chunked, and as an HTTP/2 stream.
+   */
+  @Test
+  void headerToken_theBodyGoesOn_whateverThePacketBoundaries() throws Exception {
+    SluiceServer s = serve(null);
+    String body = "user=alice&password=x";
+    List<String> sent = new java.util.ArrayList<>();
+    int n = 0;
+    for (String framing : List.of("length", "chunked")) {
+      String token = "good-packet-" + framing + "-" + n++;
+      String request = "POST /h/login HTTP/1.1\r\nHost: x\r\nX-Turnstile-Token: " + token
+          + "\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+          + (framing.equals("length") ? "Content-Length: " + body.length() + "\r\n\r\n" + body
+              : "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(body.length())
+                  + "\r\n" + body + "\r\n0\r\n\r\n");
+      int headEnd = request.indexOf("\r\n\r\n") + 4;
+      // One packet; the head's last byte alone; the body's first byte with the head; mid-body.
+      for (int split : new int[] {request.length(), headEnd - 1, headEnd + 1,
+          headEnd + (request.length() - headEnd) / 2}) {
+        String t = token + "-" + split;
+        String r = request.replace(token, t);
+        int at = split + (t.length() - token.length());
+        try (dev.sluice.gateway.RawHttp c = new dev.sluice.gateway.RawHttp(s.port())) {
+          c.send(r.substring(0, Math.min(at, r.length())));
+          if (at < r.length()) {
+            Thread.sleep(50);
+            c.send(r.substring(at));
+          }
+          String answer = c.readResponse();
+          assertThat(answer).as(framing + " split at " + split).startsWith("HTTP/1.1 200");
+        }
+        sent.add("POST /h/login " + body);
+      }
+    }
+    String h2 = dev.sluice.gateway.CurlClient.run("--http2-prior-knowledge", "-o", "/dev/null",
+        "-w", "%{http_code} %{http_version}", "-H", "X-Turnstile-Token: good-h2-body",
+        "--data", body, "http://127.0.0.1:" + s.port() + "/h/login");
+    assertThat(h2).isEqualTo("200 2");
+    sent.add("POST /h/login " + body);
+    assertThat(app.requests).containsExactlyElementsOf(sent);
+  }
+
   @Test
   void http2Streams_areVerifiedTheSameWay() throws Exception {
     SluiceServer s = serve(null);

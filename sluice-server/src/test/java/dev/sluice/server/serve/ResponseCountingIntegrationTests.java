@@ -196,4 +196,69 @@ class ResponseCountingIntegrationTests {
     assertThat(log.toString(StandardCharsets.UTF_8)).contains("ban applied")
         .contains("rule=invite:codes").contains("key=erin:127.0.0.1");
   }
+
+  /**
+   * Issue 30's attack on a fleet: 30 wrong codes at once, split over two gateways on one Redis,
+   * against an app that takes 300 ms per guess. The reservations are Redis's, so the two
+   * gateways together let 3 through; then 10 guesses whose clients hang up, alternating
+   * gateways, get nothing more through.
+   */
+  @Test
+  void twoGatewaysOnOneRedis_thirtyGuessesAtOnce_threeReachTheApp() throws Exception {
+    RedisProcess redis = open.add(RedisProcess.start());
+    dev.sluice.gateway.GuessingApp slow = open.add(new dev.sluice.gateway.GuessingApp(300));
+    Path file = dir.resolve("invites.yaml");
+    Files.writeString(file, """
+        version: 1
+        rules:
+          invite:codes:ip:
+            countStatus: [404]
+            limits: [{type: cooldown, maxRetries: 3, retryWindow: 5m, cooldown: 1m}]
+        routes:
+          - {name: invites, paths: [/api/invites/**], rules: [invite:codes:ip]}
+        store: {uri: '%s', deadline: 2s, startupWait: 30s}
+        """.formatted(redis.uri()));
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    List<SluiceServer> fleet = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      fleet.add(open.add(SluiceServer.start(new ServeOptions(file, new InetSocketAddress(
+          "127.0.0.1", 0), slow.uri(), null, null, Duration.ofHours(1), 1), Map.of(),
+          new Log(new PrintStream(log, true, StandardCharsets.UTF_8)))));
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors
+        .newFixedThreadPool(30);
+    try {
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      List<java.util.concurrent.Future<Integer>> sent = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        int port = fleet.get(i % 2).port();
+        int n = i;
+        sent.add(pool.submit(() -> {
+          go.await();
+          return send(port, "GET", "/api/invites/wrong-" + n, null).statusCode();
+        }));
+      }
+      go.countDown();
+      int forwarded = 0;
+      for (java.util.concurrent.Future<Integer> f : sent) {
+        forwarded += f.get(30, java.util.concurrent.TimeUnit.SECONDS) == 404 ? 1 : 0;
+      }
+      assertThat(slow.count("/api/invites/wrong")).isEqualTo(3);
+      assertThat(forwarded).isEqualTo(3);
+    } finally {
+      pool.shutdownNow();
+    }
+    for (int i = 0; i < 10; i++) {
+      try (java.net.Socket s = new java.net.Socket("127.0.0.1", fleet.get(i % 2).port())) {
+        s.getOutputStream().write(("GET /api/invites/wrong-abort-" + i
+            + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        Thread.sleep(100);
+        s.setSoLinger(true, 0);
+      }
+    }
+    assertThat(slow.count("/api/invites/wrong-abort")).isZero();
+    assertThat(send(fleet.get(1).port(), "GET", "/api/invites/right", null).statusCode())
+        .isEqualTo(429);
+  }
 }

@@ -10,8 +10,11 @@ import io.netty.buffer.ByteBuf;
  * <p>Request bodies are read {@linkplain #strict strictly}: every line ends with CRLF (a bare LF
  * or CR is where parsers disagree, the "chunk extension" and "TE.0" smuggling vectors), sizes are
  * hex digits only (at most 15), extensions hold no control characters and are at most
- * {@value #MAX_LINE} bytes, as is each trailer line. Upstream responses are read leniently (a bare
- * LF ends a line), as browsers do. Event loop only.
+ * {@value #MAX_LINE} bytes; the trailer section is held to a header section's caps (at most
+ * {@value RequestHead#MAX_FIELDS} fields, the header bytes cap in all) and its syntax (each line a
+ * {@code name: value} field, no folding), so a request line sent straight after the last chunk
+ * is a broken body, never a trailer. Upstream responses are read leniently (a bare LF ends a
+ * line), as browsers do. Event loop only.
  */
 final class ChunkedBody {
 
@@ -32,6 +35,11 @@ final class ChunkedBody {
   private long remaining;
   private int sizeDigits;
   private int lineBytes;
+  private int trailerFields;
+  private int trailerBytes;
+  private int maxTrailerBytes = Integer.MAX_VALUE;
+  /** In a trailer line, before its colon. */
+  private boolean trailerName;
 
   private ChunkedBody(boolean strict) {
     this.strict = strict;
@@ -53,6 +61,15 @@ final class ChunkedBody {
     remaining = 0;
     sizeDigits = 0;
     lineBytes = 0;
+    trailerFields = 0;
+    trailerBytes = 0;
+    trailerName = false;
+  }
+
+  /** Starts a new body whose trailer section may hold at most {@code maxBytes} bytes. */
+  void reset(int maxBytes) {
+    reset();
+    maxTrailerBytes = maxBytes;
   }
 
   /** Whether the body's last byte (the trailer section's empty line) has been read. */
@@ -136,10 +153,13 @@ final class ChunkedBody {
         }
         case TRAILER -> {
           if (c == '\r') {
+            if (strict && trailerName && lineBytes > 0) {
+              return -1;   // a line without a colon: not a field
+            }
             state = TRAILER_LF;
           } else if (c == '\n' && !strict) {
             trailerLineEnded();
-          } else if (strict && ((c >= 0 && c < ' ' && c != '\t') || ++lineBytes > MAX_LINE)) {
+          } else if (strict && !trailerByte(c)) {
             return -1;
           } else if (!strict) {
             lineBytes++;
@@ -165,9 +185,39 @@ final class ChunkedBody {
     sizeDigits = 0;
   }
 
+  /** One byte of a strict trailer line; false when it breaks the field syntax or the caps. */
+  private boolean trailerByte(byte c) {
+    if (++lineBytes > MAX_LINE || ++trailerBytes > maxTrailerBytes) {
+      return false;
+    }
+    if (lineBytes == 1) {
+      if (c == ' ' || c == '\t' || ++trailerFields > RequestHead.MAX_FIELDS) {
+        return false;   // obsolete line folding, or too many fields
+      }
+      trailerName = true;
+    }
+    if (trailerName) {
+      if (c == ':') {
+        trailerName = false;
+        return lineBytes > 1;
+      }
+      return isTokenChar(c);
+    }
+    return (c < 0 || c >= ' ' || c == '\t') && c != 0x7f;
+  }
+
+  /** RFC 9110's tchar. */
+  private static boolean isTokenChar(byte c) {
+    if (c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+      return true;
+    }
+    return c > ' ' && c < 0x7f && "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+  }
+
   private void trailerLineEnded() {
     state = lineBytes == 0 ? DONE : TRAILER;
     lineBytes = 0;
+    trailerName = false;
   }
 
   /**

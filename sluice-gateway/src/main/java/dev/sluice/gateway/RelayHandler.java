@@ -282,7 +282,7 @@ final class RelayHandler extends ChannelDuplexHandler implements RelayUpstream.E
     bodyLeft = bodyChunked ? -1 : Math.max(0, head.contentLength());
     bodySeen = 0;
     bodyConsumed = !head.hasBody();
-    chunks.reset();
+    chunks.reset(snap.gateway.maxHeaderBytes());
     answered = false;
     generated = false;
     forwarded = false;

@@ -135,6 +135,35 @@ class GatewayProtectionIntegrationTests {
     }
   }
 
+  /**
+   * Issue 30, item 9: a body that stops, or trickles slower than one read per bodyTimeout, gets
+   * 408 and the connection closes, while the idle timeout (a minute) is far away; the upstream
+   * never gets the request whole. A body that keeps coming is never cut.
+   */
+  @Test
+  void stalledBody_gets408AfterTheBodyTimeout_notTheIdleTimeout() throws Exception {
+    GatewaySettings d = GatewaySettings.defaults();
+    start(d.toBuilder().bodyTimeout(Duration.ofMillis(300)).build());
+    for (String stalled : List.of("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+        + "\r\n0123456789", "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked"
+        + "\r\n\r\n5\r\nhel")) {
+      try (RawHttp c = new RawHttp(h.gateway.port())) {
+        c.send(stalled);
+        String r = c.readResponse();
+        assertThat(r).startsWith("HTTP/1.1 408");
+        assertThat(c.closedByServer()).isTrue();
+      }
+    }
+    try (RawHttp c = new RawHttp(h.gateway.port())) {
+      c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n");
+      for (int i = 0; i < 10; i++) {
+        Thread.sleep(100);   // a slow sender, within the timeout between reads
+        c.send(String.valueOf(i));
+      }
+      assertThat(RawHttp.status(c.readResponse())).isEqualTo(200);
+    }
+  }
+
   @Test
   void keepAliveConnection_servesManyRequests_thenTimesOutWhenIdle() throws Exception {
     start(settings(1 << 20, 16 << 10, Duration.ofSeconds(1)));

@@ -157,6 +157,38 @@ class Http1ConformanceIntegrationTests {
   }
 
   /**
+   * Issue 30, item 8: a trailer section of 10,000 fields was forwarded, and a request line sent
+   * straight after the last chunk was taken for a trailer. A trailer section is held to a header
+   * section's caps and syntax: both are 400, and the upstream never gets the request whole.
+   */
+  @Test
+  void issue30_trailersOverTheCapsOrNotFields_are400() throws Exception {
+    String head = "POST /open/a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "5\r\nhello\r\n0\r\n";
+    StringBuilder many = new StringBuilder();
+    for (int i = 0; i < 10_000; i++) {
+      many.append("X-T").append(i).append(": 1\r\n");
+    }
+    StringBuilder big = new StringBuilder("X-Big: ");
+    big.append("a".repeat(4000)).append("\r\n");
+    for (String trailer : List.of(many + "\r\n", big.toString().repeat(5) + "\r\n",
+        "GET /open/smuggled HTTP/1.1\r\nHost: x\r\n\r\n", "X-A: 1\r\n folded\r\n\r\n",
+        ": no-name\r\n\r\n", "X A: 1\r\n\r\n", "no-colon\r\n\r\n")) {
+      assertThat(send(head + trailer)).as(trailer.substring(0, Math.min(40, trailer.length())))
+          .isEqualTo(400);
+    }
+    assertThat(upstream.requests).isEmpty();
+    // 100 fields are a header section's cap: that many still go through.
+    StringBuilder hundred = new StringBuilder();
+    for (int i = 0; i < 100; i++) {
+      hundred.append("X-T").append(i).append(": 1\r\n");
+    }
+    assertThat(send(head + hundred + "\r\n")).isEqualTo(200);
+    assertThat(upstream.requests).hasSize(1);
+    everyUpstreamRequestWasCounted();
+  }
+
+  /**
    * Issue 20, item 2: absolute-form targets and other spellings walked around path routes. Every
    * spelling of {@code /strict/...} is counted by the strict route (one a minute): at most one of
    * them reaches the upstream, and only as its normalised path.

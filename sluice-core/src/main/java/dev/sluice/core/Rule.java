@@ -78,8 +78,8 @@ public final class Rule {
     this.action = b.action;
     boolean challenges = b.action == Action.CHALLENGE;
     this.difficulty = !challenges ? 0 : b.difficulty == 0 ? DEFAULT_DIFFICULTY : b.difficulty;
-    this.maxDifficulty = !challenges ? 0 : b.difficulty == 0 ? DEFAULT_DIFFICULTY
-        : b.maxDifficulty;
+    this.maxDifficulty = !challenges ? 0 : b.difficulty == 0
+        ? defaultMaxDifficulty(DEFAULT_DIFFICULTY) : b.maxDifficulty;
     this.escapedName = KeyTemplate.escape(name);
     int size = banNanos > 0 ? 1 : 0;
     long min = Long.MAX_VALUE;
@@ -409,6 +409,14 @@ public final class Rule {
   public static final Duration DEFAULT_LEASE_TTL = Duration.ofMinutes(10);
   /** A challenge's leading zero bits unless set: 65,536 hashes, a fraction of a second. */
   public static final int DEFAULT_DIFFICULTY = 16;
+
+  /**
+   * The most a client's challenges rise to unless set: four bits (16 times the work) above
+   * {@code difficulty}, so a client that keeps spending clearances pays more for each.
+   */
+  public static int defaultMaxDifficulty(int difficulty) {
+    return Math.min(MAX_DIFFICULTY, difficulty + 4);
+  }
   /**
    * The hardest challenge: 2^24 hashes take a browser's worker about 10 s; past that a person
    * gives up before a script does.

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code sluice.shadow.refusals} (rule), {@code sluice.bans} (rule),
  *       {@code sluice.decision.errors} (rule; {@code _none} before any rule was selected)
  *   <li>{@code sluice.challenges} (rule, outcome: issued, solved, failed, replayed, refused,
- *       cleared): the steps of rules whose action is {@code challenge}
+ *       cleared, spent): the steps of rules whose action is {@code challenge}
  *   <li>{@code sluice.store.errors}: decisions the store could not answer
  *   <li>{@code sluice.decision.latency}: a timer with a percentiles histogram
  * </ul>
@@ -178,7 +178,7 @@ public final class SluiceMetrics implements DecisionListener {
   }
 
   private static final String[] CHALLENGE_STEPS =
-      {"issued", "solved", "failed", "replayed", "refused", "cleared"};
+      {"issued", "solved", "failed", "replayed", "refused", "cleared", "spent"};
 
   private static int challengeStep(String step) {
     return switch (step) {
@@ -188,6 +188,7 @@ public final class SluiceMetrics implements DecisionListener {
       case "replayed" -> 3;
       case "refused" -> 4;
       case "cleared" -> 5;
+      case "spent" -> 6;
       default -> -1;
     };
   }
@@ -207,7 +208,8 @@ public final class SluiceMetrics implements DecisionListener {
           a[j] = Counter.builder("sluice.challenges")
               .description("Steps of challenging rules: pages issued, answers solved, failed "
                   + "(wrong) and replayed (spent nonce), refused (the challenge's own limit), "
-                  + "cleared (a clearance let a request past the rule).")
+                  + "cleared (a clearance let a request past the rule), spent (a clearance "
+                  + "whose budget was used up).")
               .tag("rule", r).tag("outcome", CHALLENGE_STEPS[j]).register(registry);
         }
         return a;

@@ -46,13 +46,16 @@ final class ChallengeSection {
   private static final Field<Challenge, Duration> SOLVE_WITHIN = Field.duration("solveWithin",
       "a duration from 10s to 1h, like 5m", within(Duration.ofSeconds(10), Duration.ofHours(1)),
       Challenge::solveWithin);
+  private static final Field<Challenge, Integer> CLEARANCE_REQUESTS = Field.of(
+      "clearanceRequests", "a whole number 0..1000000 (0: the rule's own limit)",
+      integer(0, 1_000_000), Challenge::clearanceRequests);
   private static final Field<Challenge, Integer> IPV4_PREFIX = Field.of("ipv4Prefix",
       "a whole number 8..32", integer(8, 32), Challenge::ipv4Prefix);
   private static final Field<Challenge, Integer> IPV6_PREFIX = Field.of("ipv6Prefix",
       "a whole number 16..128", integer(16, 128), Challenge::ipv6Prefix);
   private static final Field<Challenge, String> NOSCRIPT = Field.of("noscript",
-      "refresh (the page reloads after noscriptWait and passes) or refuse (it asks for "
-          + "JavaScript)", oneOf(List.of("refresh", "refuse")),
+      "refuse (the page asks for JavaScript) or refresh (it reloads after noscriptWait and "
+          + "passes: a clearance for waiting)", oneOf(List.of("refresh", "refuse")),
       c -> c.noscript().name().toLowerCase(Locale.ROOT));
   private static final Field<Challenge, Duration> NOSCRIPT_WAIT = Field.duration("noscriptWait",
       "a duration from 1s to 1m, like 5s", within(Duration.ofSeconds(1), Duration.ofMinutes(1)),
@@ -97,9 +100,9 @@ final class ChallengeSection {
 
   private static final Field<Challenge, Challenge> LIMIT_FIELD = Field.readBySection("limit",
       c -> c, LIMIT::render);
-  private static final Fields<Challenge> FIELDS = new Fields<>(KEY_FILE, CLEARANCE, SOLVE_WITHIN,
-      IPV4_PREFIX, IPV6_PREFIX, NOSCRIPT, NOSCRIPT_WAIT, STATUS, SKIP, COOKIE, SECURE_COOKIE,
-      LIMIT_FIELD);
+  private static final Fields<Challenge> FIELDS = new Fields<>(KEY_FILE, CLEARANCE,
+      CLEARANCE_REQUESTS, SOLVE_WITHIN, IPV4_PREFIX, IPV6_PREFIX, NOSCRIPT, NOSCRIPT_WAIT, STATUS,
+      SKIP, COOKIE, SECURE_COOKIE, LIMIT_FIELD);
 
   static final List<String> KEYS = FIELDS.keys();
   static final List<String> LIMIT_KEYS = LIMIT.keys();
@@ -122,6 +125,7 @@ final class ChallengeSection {
       keys(walk, m, file, b);
     }
     set(walk, m, "clearance", () -> b.clearance(r.get(CLEARANCE)));
+    set(walk, m, "clearanceRequests", () -> b.clearanceRequests(r.get(CLEARANCE_REQUESTS)));
     set(walk, m, "solveWithin", () -> b.solveWithin(r.get(SOLVE_WITHIN)));
     b.prefixes(r.get(IPV4_PREFIX), r.get(IPV6_PREFIX));
     b.noscript(Challenge.NoScript.valueOf(r.get(NOSCRIPT).toUpperCase(Locale.ROOT)));

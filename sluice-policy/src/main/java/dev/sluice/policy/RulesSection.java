@@ -289,7 +289,8 @@ final class RulesSection {
     };
     long difficulty = r.get("difficulty", DIFFICULTY_EXPECTED, zeroBits,
         (long) Rule.DEFAULT_DIFFICULTY);
-    long max = r.get("maxDifficulty", DIFFICULTY_EXPECTED, zeroBits, difficulty);
+    long max = r.get("maxDifficulty", DIFFICULTY_EXPECTED, zeroBits,
+        (long) Rule.defaultMaxDifficulty((int) difficulty));
     try {
       b.difficulty((int) difficulty, (int) max);
     } catch (IllegalArgumentException ex) {

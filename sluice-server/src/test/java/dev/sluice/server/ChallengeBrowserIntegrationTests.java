@@ -78,7 +78,7 @@ class ChallengeBrowserIntegrationTests {
         "  hops: 1",
         "rules:",
         "  pages:",
-        "    limits: [{type: fixed-window, limit: 1, window: 1m}]",
+        "    limits: [{type: sliding-log, limit: 1, window: 1h}]",
         "    action: challenge",
         "    difficulty: 14",
         "routes:",
@@ -113,7 +113,7 @@ class ChallengeBrowserIntegrationTests {
 
   @Test
   void browser_solvesTheChallenge_andGetsTheUpstreamsPage_aScriptTheRefusal() throws Exception {
-    serve("");
+    serve("  clearanceRequests: 3");
     String clearance;
     try (Browser b = Browser.start()) {
       b.extraHeaders(Map.of("X-Forwarded-For", BROWSER_IP));
@@ -129,30 +129,41 @@ class ChallengeBrowserIntegrationTests {
       assertThat(cookie.isHttpOnly()).isTrue();
       assertThat(cookie.getSameSite()).isEqualTo("Lax");
       clearance = cookie.getValue();
-      assertThat(clearance).matches("[A-Za-z0-9_-]{4}\\.\\d{10}\\.[A-Za-z0-9_-]{43}");
+      assertThat(clearance).matches("[A-Za-z0-9_-]{4}\\.\\d{10}\\.[A-Za-z0-9_-]{16}\\."
+          + "[A-Za-z0-9_-]{43}");
       assertThat(b.driver().manage().getCookieNamed("sluice-challenge"))
           .as("the answer cookie, spent and removed").isNull();
       assertThat(upstreamPaths).containsExactly("/docs/a", "/docs/b");
       onlyThe429(b, "/docs/b");
 
-      // The solve reset the count, and /docs/b's reload spent the minute's one request: these
-      // two are past the limit, and the clearance lets them past.
+      // The clearance is a budget of 3 requests past the limit: /docs/b's reload spent one,
+      // these two the rest; the next is challenged again, harder, and solved again.
       b.open(url("/docs/c"));
       b.open(url("/docs/d"));
       assertThat(b.driver().getTitle()).isEqualTo("Upstream page");
-      assertThat(challenges("issued")).as("no second page").isEqualTo(1);
-      assertThat(challenges("cleared")).isEqualTo(2);
-      assertThat(upstreamPaths).containsExactly("/docs/a", "/docs/b", "/docs/c", "/docs/d");
+      assertThat(challenges("issued")).as("no second page yet").isEqualTo(1);
+      assertThat(challenges("cleared")).isEqualTo(3);
+      b.open(url("/docs/e"));
+      b.await(Duration.ofSeconds(30), "the upstream's page after the second challenge",
+          () -> "Upstream page".equals(b.driver().getTitle()));
+      // The page's request and the answer's both came with the spent clearance.
+      assertThat(challenges("spent")).isEqualTo(2);
+      assertThat(challenges("issued")).isEqualTo(2);
+      assertThat(challenges("solved")).isEqualTo(2);
+      assertThat(upstreamPaths).containsExactly("/docs/a", "/docs/b", "/docs/c", "/docs/d",
+          "/docs/e");
+      onlyThe429(b, "/docs/e");
+      clearance = b.driver().manage().getCookieNamed("sluice-clearance-pages").getValue();
     }
 
     ChallengeClient client = new ChallengeClient(server.port());
-    HttpResponse<String> script = client.send("/docs/e", "*/*", BROWSER_IP, null);
+    HttpResponse<String> script = client.send("/docs/x", "*/*", BROWSER_IP, null);
     assertThat(script.statusCode()).isEqualTo(429);
     assertThat(script.headers().firstValue("content-type")).hasValue(
         "application/json; charset=utf-8");
     assertThat(script.body()).startsWith("{\"error\":\"too many requests\"")
         .endsWith("\"rule\":\"pages\",\"action\":\"challenge\"}");
-    HttpResponse<String> curl = client.send("/docs/e", null, BROWSER_IP, null);
+    HttpResponse<String> curl = client.send("/docs/x", null, BROWSER_IP, null);
     assertThat(curl.statusCode()).as("no Accept at all, as curl sends").isEqualTo(429);
     assertThat(curl.body()).doesNotContain("<html");
 
@@ -172,9 +183,30 @@ class ChallengeBrowserIntegrationTests {
     assertThat(moved.body()).contains("<title>Checking your browser</title>");
   }
 
+  /** No clearance without work, by default: without JavaScript the page asks for it. */
   @Test
-  void withoutJavaScript_thePageReloadsAfterItsWait_andPasses() throws Exception {
+  void withoutJavaScript_byDefault_thePageAsksForIt_andWaitingPassesNothing() throws Exception {
     serve("  noscriptWait: 1s");
+    try (Browser b = Browser.start()) {
+      b.extraHeaders(Map.of("X-Forwarded-For", BROWSER_IP));
+      b.javascript(false);
+      b.open(url("/docs/a"));
+      b.open(url("/docs/b"));
+      assertThat(b.driver().getPageSource()).contains("This check needs JavaScript");
+      Thread.sleep(2500);   // past noscriptWait: a refreshing page would have reloaded by now
+      b.open(url("/docs/b"));
+      assertThat(b.driver().getTitle()).isNotEqualTo("Upstream page");
+      assertThat(challenges("solved")).isZero();
+      assertThat(b.driver().manage().getCookieNamed("sluice-clearance-pages")).isNull();
+      assertThat(upstreamPaths).containsExactly("/docs/a");
+      onlyThe429(b, "/docs/b");
+    }
+  }
+
+  /** The opt-in: the page reloads after its wait and passes (a clearance for waiting). */
+  @Test
+  void withoutJavaScript_optedIn_thePageReloadsAfterItsWait_andPasses() throws Exception {
+    serve("  noscript: refresh\n  noscriptWait: 1s");
     try (Browser b = Browser.start()) {
       b.extraHeaders(Map.of("X-Forwarded-For", BROWSER_IP));
       b.javascript(false);

@@ -25,19 +25,23 @@ import java.util.List;
  *       network and its time; it must be solved within {@link #solveWithin()}, and its nonce is
  *       single use: remembered in the store until then, so a solved puzzle cannot be replayed,
  *       on this instance or another sharing the store.
- *   <li>The clearance cookie (HttpOnly, SameSite=Lax) carries a key id, an expiry and an
- *       HMAC-SHA256 over the rule, these settings, the client's network ({@link #ipv4Prefix()},
- *       {@link #ipv6Prefix()}) and the expiry: no address, no personal data. While valid, the
- *       rule that challenged does not refuse its holder. Keys come from a file shared by a fleet;
- *       the first signs, every one verifies, so a rotated key keeps working for an overlap.
- *   <li>Solving resets the client's count on the rule (Cloudflare's behaviour). The challenge has
- *       its own limit per client ({@link #maxScore()} points, one per page, {@link #failureCost()}
- *       per failed answer, decaying one per {@link #decay()}): past it the client is refused. The
- *       score also raises the difficulty, one bit per {@link #raiseEvery()} points, up to the
- *       rule's {@code maxDifficulty}.
- *   <li>Without JavaScript: {@link NoScript#REFRESH} reloads the page after
- *       {@link #noscriptWait()} and passes it (the lowest difficulty there is: waiting), or
- *       {@link NoScript#REFUSE} tells the person to turn JavaScript on.
+ *   <li>The clearance cookie (HttpOnly, SameSite=Lax) carries a key id, an expiry, its own id and
+ *       an HMAC-SHA256 over the rule, these settings, the client's address ({@link #ipv4Prefix()}
+ *       bits, the whole address by default; {@link #ipv6Prefix()}, a /64) and the rest: no
+ *       address, no personal data. A clearance is a budget, not an exemption: while valid, each
+ *       request the rule refuses spends one of its {@link #clearanceRequests()} (counted in the
+ *       store per clearance) and passes; spent, the holder is challenged again. Keys come from a
+ *       file shared by a fleet; the first signs, every one verifies, so a rotated key keeps
+ *       working for an overlap.
+ *   <li>The challenge has its own limit per client ({@link #maxScore()} points, one per page,
+ *       {@link #failureCost()} per failed answer, {@link #raiseEvery()} per solved one, decaying
+ *       one per {@link #decay()}): past it the client is refused. The score raises the
+ *       difficulty, one bit per {@link #raiseEvery()} points, up to the rule's
+ *       {@code maxDifficulty}: each clearance a client spends makes its next puzzle harder.
+ *   <li>Without JavaScript: {@link NoScript#REFUSE} (the default) tells the person to turn
+ *       JavaScript on; {@link NoScript#REFRESH}, an opt-in, reloads the page after
+ *       {@link #noscriptWait()} and passes it: a clearance for waiting, which a script gets as
+ *       cheaply as a person.
  *   <li>Paths matching {@link #skip()} ({@code /robots.txt} and {@code /.well-known/**} by
  *       default) are never challenged: a challenging rule refuses them instead.
  * </ul>
@@ -88,6 +92,7 @@ public final class Challenge {
   private final Duration decay;
   private final int failureCost;
   private final int raiseEvery;
+  private final int clearanceRequests;
   private final InstantSource clock;
 
   private Challenge(Builder b) {
@@ -108,6 +113,7 @@ public final class Challenge {
     this.decay = b.decay;
     this.failureCost = b.failureCost;
     this.raiseEvery = b.raiseEvery;
+    this.clearanceRequests = b.clearanceRequests;
     this.clock = b.clock;
   }
 
@@ -132,6 +138,14 @@ public final class Challenge {
 
   byte[] key(int i) {
     return keys.get(i);
+  }
+
+  /**
+   * Requests a clearance lets past its rule's limit, or 0 for the rule's own limit (its
+   * smallest capacity). Counted in the store per clearance, so every gateway spends the same.
+   */
+  public int clearanceRequests() {
+    return clearanceRequests;
   }
 
   /** How long a clearance cookie lets its holder past the rule that challenged. */
@@ -224,7 +238,7 @@ public final class Challenge {
   String fingerprint() {
     return "clearance=" + clearance.toSeconds() + ";solveWithin=" + solveWithin.toSeconds()
         + ";v4=" + ipv4Prefix + ";v6=" + ipv6Prefix + ";noscript=" + noscript + ";wait="
-        + noscriptWait.toMillis();
+        + noscriptWait.toMillis() + ";budget=" + clearanceRequests;
   }
 
   @Override
@@ -241,9 +255,9 @@ public final class Challenge {
     private String keySource;
     private Duration clearance = DEFAULT_CLEARANCE;
     private Duration solveWithin = DEFAULT_SOLVE_WITHIN;
-    private int ipv4Prefix = 24;
+    private int ipv4Prefix = 32;
     private int ipv6Prefix = 64;
-    private NoScript noscript = NoScript.REFRESH;
+    private NoScript noscript = NoScript.REFUSE;
     private Duration noscriptWait = DEFAULT_NOSCRIPT_WAIT;
     private int status = DEFAULT_STATUS;
     private List<String> skip = DEFAULT_SKIP;
@@ -253,6 +267,7 @@ public final class Challenge {
     private Duration decay = DEFAULT_DECAY;
     private int failureCost = DEFAULT_FAILURE_COST;
     private int raiseEvery = DEFAULT_RAISE_EVERY;
+    private int clearanceRequests;
     private InstantSource clock = InstantSource.system();
 
     private Builder() {}
@@ -310,6 +325,18 @@ public final class Challenge {
       }
       this.ipv4Prefix = ipv4;
       this.ipv6Prefix = ipv6;
+      return this;
+    }
+
+    /**
+     * Requests a clearance lets past its rule's limit before it is spent: 0 (the default) for
+     * the rule's own limit (its smallest capacity), else 1..1000000.
+     */
+    public Builder clearanceRequests(int n) {
+      if (n < 0 || n > 1_000_000) {
+        throw Checks.invalid("clearanceRequests", n, "0 (the rule's own limit) or 1..1000000");
+      }
+      this.clearanceRequests = n;
       return this;
     }
 

@@ -13,7 +13,6 @@ import dev.sluice.core.policy.Admission.Action;
 import dev.sluice.core.policy.Admission.Outcome;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
 
@@ -23,14 +22,15 @@ import java.util.function.BiFunction;
  *
  * <ol>
  *   <li>A path the settings skip ({@code /robots.txt}...): the refusal.
- *   <li>A valid clearance cookie for the rule: the request is decided again without the rule,
- *       whose refusal is not reported ({@code cleared}).
+ *   <li>A valid clearance cookie for the rule with budget left: one request of it is spent in
+ *       the store and the request is decided again without the rule, whose refusal is not
+ *       reported ({@code cleared}); a spent one is treated as none ({@code spent}).
  *   <li>Otherwise the refusal is reported; a request that is not a browser's navigation (a GET
  *       whose {@code Accept} prefers HTML) gets it, its JSON naming the challenge.
  *   <li>A right answer in the answer cookie: its nonce is spent in the store with the client's
  *       challenge score (a spent nonce: {@code replayed}; past the score: {@code refused}), the
- *       client's count on the rule is reset, and the answer is a page that sets the clearance
- *       and reloads ({@code solved}).
+ *       score rises by {@code raiseEvery} (the next puzzle is harder), and the answer is a page
+ *       that sets the clearance and reloads ({@code solved}).
  *   <li>A wrong answer costs {@code failureCost} points of the score ({@code failed}, or
  *       {@code refused} past it).
  *   <li>Else a puzzle page, once the score allows one more ({@code issued}; else
@@ -102,12 +102,33 @@ final class ChallengeStep {
     }
     ClientAddress client = client(request);
     long now = c.now();
-    int clearance = c.check(keys, request.cookie(keys.cookie), client, now);
-    if (clearance == Challenges.VALID) {
-      listener.challenge(rule.name(), "cleared");
-      Outcome past = admission.decideWithout(o, rule);
-      return past;
+    String cookie = request.cookie(keys.cookie);
+    int clearance = c.check(keys, cookie, client, now);
+    if (clearance != Challenges.VALID) {
+      return challenge(o, keys, d, nanos, client, now, clearance == Challenges.EXPIRED
+          ? "expired" : clearance == Challenges.INVALID ? "invalid" : "none");
     }
+    // A clearance is a budget: this request spends one of its requests past the rule.
+    CompletionStage<Decision> spent = limiter.checkAsync(List.of(keys.budget),
+        Challenges.clearanceIdentity(Challenges.clearanceId(cookie)), 1);
+    return then(o, spent, (x, b) -> {
+      if (b != null && !b.allowed() && !b.degraded()) {
+        listener.challenge(rule.name(), "spent");
+        return challenge(x, keys, d, nanos, client, now, "spent");
+      }
+      listener.challenge(rule.name(), "cleared");
+      return admission.decideWithout(x, rule);
+    });
+  }
+
+  /**
+   * The refusal is reported; a request that is not a browser's navigation gets it (its JSON
+   * naming the challenge); a browser's is answered by the challenge ({@code why}: the clearance
+   * it had: none, expired, invalid, spent).
+   */
+  private Outcome challenge(Outcome o, Challenges.Keys keys, Decision d, long nanos,
+      ClientAddress client, long now, String why) {
+    RequestView request = o.request();
     admission.report(o, o.check().rules(), d, nanos);
     if (!browser(o, request)) {
       o.refused(namingChallenge);
@@ -120,10 +141,8 @@ final class ChallengeStep {
       return spend(o, keys, answer, client, now);
     }
     if (answer != null && answer.verdict == Challenges.Answer.WRONG) {
-      return wrong(o, rule, answer, client);
+      return wrong(o, keys.rule, answer, client);
     }
-    String why = clearance == Challenges.EXPIRED ? "expired"
-        : clearance == Challenges.INVALID ? "invalid" : "none";
     return issue(o, keys, d, client, now, why);
   }
 
@@ -215,17 +234,14 @@ final class ChallengeStep {
             }
             return limited(x, rule, d.retryAfterSeconds(), true);
           }
-          // Cloudflare's behaviour: solving resets the client's count on the rule.
-          CompletionStage<Boolean> reset;
-          try {
-            reset = limiter.store().resetAsync(rule, rule.keyText(x.check().identity()));
-          } catch (RuntimeException e) {
-            reset = CompletableFuture.completedFuture(false);
-          }
-          return then(x, reset, (y, done) -> {
+          // Each solve raises the client's score, so the next puzzle (once this clearance is
+          // spent) is harder; at the score's maximum it stays where it is.
+          CompletionStage<Decision> raised = limiter.checkAsync(clientRules,
+              Challenges.identity(null, client), c.settings().raiseEvery());
+          return then(x, raised, (y, r) -> {
             listener.challenge(rule.name(), "solved");
-            return verdict(y, 200, c.pages().passed(),
-                c.clearanceCookie(keys, c.clearance(keys, client, now)), "solved", answer.why);
+            return verdict(y, 200, c.pages().passed(), c.clearanceCookie(keys,
+                c.clearance(keys, client, now, answer.nonce)), "solved", answer.why);
           });
         });
   }

@@ -21,10 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * rule, keys derived from each signing key, its cookie's name and its puzzle pages. The flow is
  * {@link Admission}'s ({@code challenged}); this class only makes and checks values.
  *
- * <p><b>Clearance cookie</b> {@code <kid>.<expiry>.<mac>}: {@code kid} names the signing key (4
- * characters of its hash), {@code expiry} is in epoch seconds, {@code mac} is base64url of
- * HMAC-SHA256 under the rule's clearance key over the client's network (a family byte and 16
- * bytes, masked to the prefix) and the expiry (8 bytes). The rule's key is HMAC-SHA256 of the
+ * <p><b>Clearance cookie</b> {@code <kid>.<expiry>.<id>.<mac>}: {@code kid} names the signing key
+ * (4 characters of its hash), {@code expiry} is in epoch seconds, {@code id} is the solved
+ * puzzle's nonce (16 characters: the key its budget is counted under in the store), {@code mac}
+ * is base64url of HMAC-SHA256 under the rule's clearance key over the client's network (a family
+ * byte and 16 bytes, masked to the prefix), the expiry (8 bytes) and the id. The rule's key is HMAC-SHA256 of the
  * signing key over the rule's name, its difficulty and the settings' {@code fingerprint}, so a
  * cookie is bound to all of them without carrying any. Checking one is two SHA-256 blocks.
  *
@@ -59,20 +60,26 @@ final class Challenges {
     final byte[] mac = new byte[Sha256.LENGTH];
   }
 
-  /** A challenging rule's keys (one per signing key, in the same order), cookie and tag. */
+  /**
+   * A challenging rule's keys (one per signing key, in the same order), cookie, tag, and the
+   * budget of its clearances: a bucket per clearance id holding its requests past the rule.
+   */
   static final class Keys {
     final Rule rule;
     final String tag;
     final String cookie;
     final HmacKey[] clearance;
     final HmacKey[] puzzle;
+    final Rule budget;
 
-    Keys(Rule rule, String tag, String cookie, HmacKey[] clearance, HmacKey[] puzzle) {
+    Keys(Rule rule, String tag, String cookie, HmacKey[] clearance, HmacKey[] puzzle,
+        Rule budget) {
       this.rule = rule;
       this.tag = tag;
       this.cookie = cookie;
       this.clearance = clearance;
       this.puzzle = puzzle;
+      this.budget = budget;
     }
   }
 
@@ -134,7 +141,18 @@ final class Challenges {
         clearance[i] = new HmacKey(master.mac(binding("clearance", rule, settings)));
         puzzle[i] = new HmacKey(master.mac(binding("puzzle", rule, settings)));
       }
-      byRule.put(rule.name(), new Keys(rule, tag, cookie, clearance, puzzle));
+      long requests = settings.clearanceRequests();
+      if (requests == 0) {
+        requests = Long.MAX_VALUE;
+        for (Limit l : rule.limits()) {
+          requests = Math.min(requests, l.capacity());
+        }
+      }
+      // A bucket of the budget that refills one request per clearance lifetime: a clearance
+      // buys at most its budget (and one) before it expires.
+      Rule budget = Rule.builder("~challenge-budget-" + tag).key("clearance")
+          .limit(Limit.tokenBucket("clearance", requests, 1, settings.clearance())).build();
+      byRule.put(rule.name(), new Keys(rule, tag, cookie, clearance, puzzle, budget));
     }
     byte[] k = new byte[32];
     SecureRandom random = new SecureRandom();
@@ -206,15 +224,18 @@ final class Challenges {
 
   // ---- Clearance cookies ------------------------------------------------------------------
 
-  /** A clearance of {@code keys}' rule for {@code client} from {@code now}: the cookie's value. */
-  String clearance(Keys keys, ClientAddress client, long now) {
+  /**
+   * A clearance of {@code keys}' rule for {@code client} from {@code now}, counted under
+   * {@code id} (the solved puzzle's nonce): the cookie's value.
+   */
+  String clearance(Keys keys, ClientAddress client, long now, String id) {
     long expiry = now + clearanceSeconds;
     Scratch s = SCRATCH.get();
     HmacKey key = keys.clearance[0];
-    network(key.begin(s.sha), client).updateLong(expiry);
+    network(key.begin(s.sha), client).updateLong(expiry).updateAscii(id, 0, id.length());
     key.mac(s.sha, s.mac, 0);
-    StringBuilder sb = new StringBuilder(KID_CHARS + 14 + MAC_CHARS).append(kids[0]).append('.')
-        .append(expiry).append('.');
+    StringBuilder sb = new StringBuilder(KID_CHARS + 31 + MAC_CHARS).append(kids[0]).append('.')
+        .append(expiry).append('.').append(id).append('.');
     return Base64Url.encode(s.mac, 0, Sha256.LENGTH, sb).toString();
   }
 
@@ -222,30 +243,39 @@ final class Challenges {
    * Whether {@code cookie} clears {@code keys}' rule for {@code client} at {@code now}:
    * {@link #VALID}, {@link #NONE} (no cookie), {@link #EXPIRED} (a true cookie past its expiry)
    * or {@link #INVALID} (edited, forged, from another network, under a retired key or other
-   * settings). The hot path of a cleared client: allocates nothing.
+   * settings). Allocates nothing; {@link #clearanceId} reads a valid one's id.
    */
   int check(Keys keys, String cookie, ClientAddress client, long now) {
     if (cookie == null) {
       return NONE;
     }
     int n = cookie.length();
-    if (n < KID_CHARS + 3 + MAC_CHARS || n > KID_CHARS + 14 + MAC_CHARS
-        || cookie.charAt(KID_CHARS) != '.' || cookie.charAt(n - MAC_CHARS - 1) != '.') {
+    int idAt = n - MAC_CHARS - 1 - NONCE_CHARS;
+    if (n < KID_CHARS + 4 + NONCE_CHARS + MAC_CHARS || n > KID_CHARS + 15 + NONCE_CHARS
+        + MAC_CHARS || cookie.charAt(KID_CHARS) != '.' || cookie.charAt(idAt - 1) != '.'
+        || cookie.charAt(n - MAC_CHARS - 1) != '.') {
       return INVALID;
     }
     int key = keyIndex(cookie, 0);
-    long expiry = digits(cookie, KID_CHARS + 1, n - MAC_CHARS - 1);
+    long expiry = digits(cookie, KID_CHARS + 1, idAt - 1);
     if (key < 0 || expiry < 0) {
       return INVALID;
     }
     Scratch s = SCRATCH.get();
     HmacKey k = keys.clearance[key];
-    network(k.begin(s.sha), client).updateLong(expiry);
+    network(k.begin(s.sha), client).updateLong(expiry).updateAscii(cookie, idAt,
+        idAt + NONCE_CHARS);
     k.mac(s.sha, s.mac, 0);
     if (!Base64Url.equalsBytes(cookie, n - MAC_CHARS, n, s.mac, 0, Sha256.LENGTH)) {
       return INVALID;
     }
     return expiry > now ? VALID : EXPIRED;
+  }
+
+  /** The id of a clearance cookie {@link #check} found valid. */
+  static String clearanceId(String cookie) {
+    int end = cookie.length() - MAC_CHARS - 1;
+    return cookie.substring(end - NONCE_CHARS, end);
   }
 
   // ---- Puzzles and answers ----------------------------------------------------------------
@@ -360,6 +390,11 @@ final class Challenges {
       return new Answer(Answer.WRONG, null, "a hash without " + difficulty + " zero bits");
     }
     return new Answer(Answer.RIGHT, nonce, "solved");
+  }
+
+  /** The identity a clearance's budget is counted under. */
+  static Identity clearanceIdentity(String id) {
+    return Identity.empty().with("clearance", id);
   }
 
   /** The identity the two internal rules key on: the nonce and the client. */

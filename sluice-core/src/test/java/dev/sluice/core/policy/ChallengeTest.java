@@ -228,8 +228,10 @@ class ChallengeTest {
     assertThat(p.field("content-security-policy")).startsWith("default-src 'none'; "
         + "script-src 'nonce-" + nonce + "'; style-src 'nonce-" + nonce + "'; worker-src blob:");
     assertThat(body(p)).contains("<script nonce=\"" + nonce + "\">", "role=\"status\"",
-        "<html lang=\"en\">", "<noscript><meta http-equiv=\"refresh\" content=\"5\">")
-        .doesNotContain("http://", "https://", "src=", "onclick");
+        "<html lang=\"en\">", "This check needs JavaScript")
+        .doesNotContain("http://", "https://", "src=", "onclick", "http-equiv=\"refresh\"");
+    assertThat(setCookie(p, "sluice-challenge")).as("no clearance for waiting, by default")
+        .isNull();
     assertThat(p.bodyLength()).isLessThanOrEqualTo(ChallengePages.MAX_PAGE_BYTES);
 
     Outcome refused = a.admit(Req.script("/docs").from("198.51.100.1"), DecisionListener.HTTP);
@@ -245,40 +247,60 @@ class ChallengeTest {
         "allowed pages", "refused pages", "refused pages");
   }
 
+  /**
+   * Issue 30, item 4: a clearance bought everything (200 of 200 requests past a limit of 5 for an
+   * hour). Now it is a budget: the rule's own limit of requests past it, whoever sends them with
+   * the cookie (a page's fetches too); spent, the next puzzle is harder.
+   */
   @Test
-  void solved_setsAClearance_resetsTheCount_andTheClearanceLetsItPast() {
-    Admission a = admission(pages(1), settings().build());
+  void solved_setsAClearance_whichIsABudgetOfTheRulesOwnLimit_thenAHarderPuzzle() {
+    Rule rule = Rule.builder("pages").key("ip")
+        .limit(Limit.fixedWindow("pages", 3, Duration.ofMinutes(1)))
+        .action(Rule.Action.CHALLENGE).difficulty(8, 10).build();
+    Admission a = admission(rule, settings().build());
     Req browser = Req.browser("/docs");
-    Outcome page = challenged(a, browser);
+    for (int i = 0; i < 3; i++) {
+      assertThat(a.admit(browser, DecisionListener.HTTP).action()).isEqualTo(Action.FORWARD);
+    }
+    Outcome page = a.admit(browser, DecisionListener.HTTP);
+    assertThat(page.action()).isEqualTo(Action.CHALLENGE);
     Outcome passed = a.admit(browser.cookie("sluice-challenge", solve(page.answer())),
         DecisionListener.HTTP);
     Answer p = passed.answer();
     assertThat(p.status()).isEqualTo(200);
     assertThat(body(p)).contains("<meta http-equiv=\"refresh\" content=\"0\">");
     String clearance = setCookie(p, "sluice-clearance-pages");
-    assertThat(clearance).matches("[A-Za-z0-9_-]{4}\\.\\d+\\.[A-Za-z0-9_-]{43}");
+    assertThat(clearance).matches("[A-Za-z0-9_-]{4}\\.\\d+\\.[A-Za-z0-9_-]{16}\\."
+        + "[A-Za-z0-9_-]{43}");
     assertThat(p.toString()).contains("; HttpOnly; SameSite=Lax", "sluice-challenge=; Path=/; "
         + "Max-Age=0");
 
-    assertThat(a.admit(browser, DecisionListener.HTTP).action()).as("the count was reset")
-        .isEqualTo(Action.FORWARD);
     Outcome over = a.admit(browser, DecisionListener.HTTP);
-    assertThat(over.action()).as("past the limit again, without the cookie")
+    assertThat(over.action()).as("solving resets nothing: without the cookie, a page")
         .isEqualTo(Action.CHALLENGE);
-    Outcome cleared = a.admit(browser.cookie("sluice-clearance-pages", clearance),
-        DecisionListener.HTTP);
-    assertThat(cleared.action()).isEqualTo(Action.FORWARD);
-    assertThat(cleared.challenge()).isNull();
+    Req cleared = browser.cookie("sluice-clearance-pages", clearance);
+    assertThat(a.admit(cleared, DecisionListener.HTTP).action()).isEqualTo(Action.FORWARD);
     Outcome api = a.admit(Req.script("/api").cookie("sluice-clearance-pages", clearance),
         DecisionListener.HTTP);
     assertThat(api.action()).as("a cleared page's fetch, Accept */*").isEqualTo(Action.FORWARD);
-    assertThat(events).contains("solved pages", "cleared pages");
+    assertThat(a.admit(cleared, DecisionListener.HTTP).action()).isEqualTo(Action.FORWARD);
+    Outcome spent = a.admit(cleared, DecisionListener.HTTP);
+    assertThat(spent.challenge()).as("three past the rule, then spent").isEqualTo("issued");
+    assertThat(spent.challengeReason()).isEqualTo("spent");
+    Matcher m = PUZZLE.matcher(body(spent.answer()));
+    assertThat(m.find()).isTrue();
+    // The score: three pages and the answer a point each, the solve four: 8 points, 2 bits.
+    assertThat(Integer.parseInt(m.group(2))).as("the solve raised the difficulty").isEqualTo(10);
+    Outcome scriptSpent = a.admit(Req.script("/api").cookie("sluice-clearance-pages",
+        clearance), DecisionListener.HTTP);
+    assertThat(scriptSpent.action()).isEqualTo(Action.REFUSE);
+    assertThat(events).contains("solved pages", "cleared pages", "spent pages");
   }
 
   @Test
   void clearance_editedByOneByte_expired_orOnAnotherNetwork_isChallengedAgain() {
     Admission a = admission(pages(1), settings().clearance(Duration.ofMinutes(10))
-        .limit(10_000, Duration.ofSeconds(1), 1, 10_000).build());
+        .limit(10_000, Duration.ofSeconds(1), 1, 10_000).clearanceRequests(100).build());
     Req v6 = Req.browser("/docs").from("2001:db8:1:1::10");
     String clearance = clear(a, v6);
     a.admit(v6, DecisionListener.HTTP);   // spends the minute's one request again
@@ -314,16 +336,27 @@ class ChallengeTest {
     assertThat(expired.challengeReason()).isEqualTo("expired");
   }
 
+  /** A clearance is bound to the client's address: another in its /24 only by configuration. */
   @Test
-  void ipv4Clearance_holdsForTheSlash24() {
-    Admission a = admission(pages(1), settings().build());
+  void ipv4Clearance_isBoundToTheAddress_aWiderNetworkOnlyByConfiguration() {
+    Admission a = admission(pages(1), settings().clearanceRequests(10).build());
     Req r = Req.browser("/docs").from("192.0.2.10");
     String clearance = clear(a, r);
+    assertThat(a.admit(r.cookie("sluice-clearance-pages", clearance), DecisionListener.HTTP)
+        .action()).isEqualTo(Action.FORWARD);
     a.admit(r.from("192.0.2.200"), DecisionListener.HTTP);
     assertThat(a.admit(r.from("192.0.2.200").cookie("sluice-clearance-pages", clearance),
+        DecisionListener.HTTP).challengeReason()).as("another address of the /24")
+        .isEqualTo("invalid");
+
+    Admission wide = admission(pages(1), settings().prefixes(24, 64).clearanceRequests(10)
+        .build(), Store.memory(ticker, 100));
+    String shared = clear(wide, r);
+    wide.admit(r.from("192.0.2.201"), DecisionListener.HTTP);
+    assertThat(wide.admit(r.from("192.0.2.201").cookie("sluice-clearance-pages", shared),
         DecisionListener.HTTP).action()).isEqualTo(Action.FORWARD);
-    a.admit(r.from("192.0.3.10"), DecisionListener.HTTP);
-    assertThat(a.admit(r.from("192.0.3.10").cookie("sluice-clearance-pages", clearance),
+    wide.admit(r.from("192.0.3.10"), DecisionListener.HTTP);
+    assertThat(wide.admit(r.from("192.0.3.10").cookie("sluice-clearance-pages", shared),
         DecisionListener.HTTP).challengeReason()).isEqualTo("invalid");
   }
 
@@ -422,10 +455,12 @@ class ChallengeTest {
   }
 
   @Test
-  void withoutJavaScript_thePuzzleAlonePasses_afterTheWait_orNeverWhenRefused() {
-    Admission a = admission(pages(1), settings().noscriptWait(Duration.ofSeconds(5)).build());
+  void withoutJavaScript_thePuzzleAlonePasses_afterTheWait_onlyWhenOptedIn() {
+    Admission a = admission(pages(1), settings().noscript(Challenge.NoScript.REFRESH)
+        .noscriptWait(Duration.ofSeconds(5)).build());
     Req r = Req.browser("/docs");
     Answer page = challenged(a, r).answer();
+    assertThat(body(page)).contains("<noscript><meta http-equiv=\"refresh\" content=\"5\">");
     String puzzle = setCookie(page, "sluice-challenge");
     assertThat(puzzle).as("set by the server for the noscript reload").isNotNull();
     clock.advance(Duration.ofSeconds(4));
@@ -435,8 +470,7 @@ class ChallengeTest {
     assertThat(a.admit(r.cookie("sluice-challenge", puzzle), DecisionListener.HTTP).challenge())
         .isEqualTo("solved");
 
-    Admission strict = admission(pages(1), settings().noscript(Challenge.NoScript.REFUSE)
-        .build(), Store.memory(ticker, 100));
+    Admission strict = admission(pages(1), settings().build(), Store.memory(ticker, 100));
     Answer strictPage = challenged(strict, r).answer();
     assertThat(setCookie(strictPage, "sluice-challenge")).isNull();
     assertThat(body(strictPage)).contains("This check needs JavaScript")
@@ -538,7 +572,7 @@ class ChallengeTest {
     Rule pages = pages(1);
     Rule conn = Rule.builder("conn").concurrency(1, Duration.ofMinutes(1)).build();
     Policy policy = Policy.builder().rule(pages).rule(conn).global("pages").global("conn")
-        .challenge(settings().build()).build();
+        .challenge(settings().clearanceRequests(10).build()).build();
     Admission a = Admission.builder().limiter(RateLimiter.of(store)).policy(policy)
         .listener(listener).build();
     Req browser = Req.browser("/docs");
@@ -558,7 +592,6 @@ class ChallengeTest {
 
     Req cleared = browser.cookie("sluice-clearance-pages",
         setCookie(solved.answer(), "sluice-clearance-pages"));
-    a.admit(cleared, DecisionListener.HTTP).ended();   // the count was reset: one allowed
     Outcome past = a.admit(cleared, DecisionListener.HTTP);
     assertThat(past.action()).isEqualTo(Action.FORWARD);
     assertThat(events).endsWith("cleared pages");

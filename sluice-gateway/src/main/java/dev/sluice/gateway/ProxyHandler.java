@@ -75,7 +75,7 @@ final class ProxyHandler extends ChannelInboundHandlerAdapter implements Upstrea
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.client = ctx.channel();
-    this.link = new UpstreamLink(client, upstream, pool, events, true, this);
+    this.link = new UpstreamLink(new ConnectionSide(ctx), upstream, pool, events, true, this);
   }
 
   @Override

@@ -1,10 +1,6 @@
 package dev.sluice.gateway;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
@@ -34,6 +30,12 @@ final class RelayUpstream implements UpstreamLink.Side {
     void ended();
 
     /**
+     * The response ends without its framing's end: a body framed by the close
+     * ({@code complete}) or one cut short. The client's side ends too.
+     */
+    void cutShort(boolean complete);
+
+    /**
      * No response head came: the client side answers {@code status} (502 or 504);
      * {@code reached}: the request was written to a connection (the app may have seen it).
      */
@@ -42,8 +44,7 @@ final class RelayUpstream implements UpstreamLink.Side {
 
   private enum State { IDLE, SENT, BODY }
 
-  private final ChannelHandlerContext ctx;
-  private final Channel client;
+  private final ClientSide client;
   private final UpstreamLink link;
   private final HeadWriter writer;
   private final Exchange exchange;
@@ -69,10 +70,9 @@ final class RelayUpstream implements UpstreamLink.Side {
    */
   private java.util.function.IntConsumer detached;
 
-  RelayUpstream(ChannelHandlerContext ctx, Upstream upstream, UpstreamPool pool,
+  RelayUpstream(ClientSide client, Upstream upstream, UpstreamPool pool,
       GatewayEvents events, HeadWriter writer, Exchange exchange) {
-    this.ctx = ctx;
-    this.client = ctx.channel();
+    this.client = client;
     this.link = new UpstreamLink(client, upstream, pool, events, false, this);
     this.writer = writer;
     this.exchange = exchange;
@@ -182,7 +182,7 @@ final class RelayUpstream implements UpstreamLink.Side {
               + MAX_RESPONSE_HEAD + " bytes", true);
           return null;
         }
-        upIn = ctx.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
+        upIn = client.alloc().buffer(Math.max(1024, buf.readableBytes() * 2));
         upIn.writeBytes(buf);
         buf.release();
         return null;
@@ -199,7 +199,7 @@ final class RelayUpstream implements UpstreamLink.Side {
       }
       if (detached == null) {
         response.writeInterim(writer.reset());
-        ctx.write(writer.toBuffer(ctx.alloc()), ctx.voidPromise());
+        client.write(writer.toBuffer(client.alloc()));
       }
     }
     link.answered();
@@ -216,7 +216,7 @@ final class RelayUpstream implements UpstreamLink.Side {
     response.writeHead(w);
     exchange.head(w, status);
     w.crlf();
-    ctx.write(w.toBuffer(ctx.alloc()), ctx.voidPromise());
+    client.write(w.toBuffer(client.alloc()));
     state = State.BODY;
     return buf;
   }
@@ -243,7 +243,7 @@ final class RelayUpstream implements UpstreamLink.Side {
     int body = response.body(buf, buf.readerIndex(), n);
     if (body < 0) {
       buf.release();
-      ctx.flush();
+      client.flush();
       fail(HttpResponseStatus.BAD_GATEWAY, "invalid chunked body", true);
       return;
     }
@@ -251,10 +251,10 @@ final class RelayUpstream implements UpstreamLink.Side {
       bodyBytes += body;
       if (body == n) {
         // The usual case: all of it is body, and the buffer itself goes on (no slice object).
-        ctx.write(buf, ctx.voidPromise());
+        client.write(buf);
         buf = null;
       } else {
-        ctx.write(buf.retainedSlice(buf.readerIndex(), body), ctx.voidPromise());
+        client.write(buf.retainedSlice(buf.readerIndex(), body));
       }
     }
     if (buf != null) {
@@ -269,7 +269,7 @@ final class RelayUpstream implements UpstreamLink.Side {
       }
       state = State.IDLE;
     }
-    ctx.flush();
+    client.flush();
     if (!client.isWritable()) {
       link.clientWritable(false);
     }
@@ -300,7 +300,7 @@ final class RelayUpstream implements UpstreamLink.Side {
     } else if (state == State.BODY) {
       // The end of a body framed by the close, or a body cut short: the client's ends too.
       state = State.IDLE;
-      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      exchange.cutShort(response.closesClient());
     }
   }
 
@@ -325,7 +325,7 @@ final class RelayUpstream implements UpstreamLink.Side {
     if (detached != null) {
       heard(reached ? 0 : -1);
     } else if (began) {
-      client.close();
+      exchange.cutShort(false);
     } else {
       exchange.failed(status, reached);
     }

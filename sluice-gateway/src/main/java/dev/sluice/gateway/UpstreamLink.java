@@ -33,7 +33,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
     void timedOut();
   }
 
-  private final Channel client;
+  private final ClientSide client;
   private final Upstream upstream;
   private final UpstreamPool pool;
   private final GatewayEvents events;
@@ -46,7 +46,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
   private boolean connecting;
   private boolean released;
 
-  UpstreamLink(Channel client, Upstream upstream, UpstreamPool pool, GatewayEvents events,
+  UpstreamLink(ClientSide client, Upstream upstream, UpstreamPool pool, GatewayEvents events,
       boolean http, Side side) {
     this.client = client;
     this.upstream = upstream;
@@ -78,7 +78,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
       return true;
     }
     connecting = true;
-    ReadGate.pause(client, ReadGate.UPSTREAM);
+    client.pause(ReadGate.UPSTREAM);
     pool.connect(client.eventLoop(), snap, this, http).addListener((ChannelFutureListener) done -> {
       connecting = false;
       if (released || !client.isActive()) {
@@ -86,7 +86,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
         return;
       }
       if (!done.isSuccess()) {
-        ReadGate.resume(client, ReadGate.UPSTREAM);
+        client.resume(ReadGate.UPSTREAM);
         side.connectFailed(done.cause());
         return;
       }
@@ -95,7 +95,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
       // the side), and what waited must reach the upstream before that.
       side.connected();
       if (up != null && up.isWritable()) {
-        ReadGate.resume(client, ReadGate.UPSTREAM);   // else upstreamWritable resumes
+        client.resume(ReadGate.UPSTREAM);   // else upstreamWritable resumes
       }
     });
     return false;
@@ -109,7 +109,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
       up.write(msg, up.voidPromise());
     }
     if (!up.isWritable()) {
-      ReadGate.pause(client, ReadGate.UPSTREAM);
+      client.pause(ReadGate.UPSTREAM);
     }
   }
 
@@ -192,7 +192,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
   @Override
   public void upstreamWritable(Channel u) {
     if (u == up && up.isWritable()) {
-      ReadGate.resume(client, ReadGate.UPSTREAM);
+      client.resume(ReadGate.UPSTREAM);
     }
   }
 
@@ -202,7 +202,7 @@ final class UpstreamLink implements UpstreamPool.Owner {
       return;
     }
     up = null;
-    ReadGate.resume(client, ReadGate.UPSTREAM);
+    client.resume(ReadGate.UPSTREAM);
     side.closed();
   }
 }

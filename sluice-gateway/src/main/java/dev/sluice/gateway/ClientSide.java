@@ -48,4 +48,9 @@ interface ClientSide {
 
   /** The client's address as text, for logs and the forwarding fields. */
   String peerIp();
+
+  /** The protocol the access log names, or null for the request line's own (HTTP/1.x). */
+  default String protocol() {
+    return null;
+  }
 }

@@ -254,7 +254,7 @@ final class Exchange implements RelayUpstream.Exchange {
           + " bytes");
       return;
     }
-    if (head.websocketUpgrade()) {
+    if (head.websocketUpgrade() && webSocket != null) {
       handOver(length);
       return;
     }
@@ -799,7 +799,8 @@ final class Exchange implements RelayUpstream.Exchange {
     return new AccessEntry(System.currentTimeMillis(), clientText, head.method(),
         head.target() == null ? "-" : head.target().forwardTarget(), status, sentBytes,
         o == null ? null : o.route(), rule, result, forwarded ? up.upstreamMicros() : -1,
-        snap.config.logging(), decidedMicros, head.http10() ? "HTTP/1.0" : "HTTP/1.1",
+        snap.config.logging(), decidedMicros, client.protocol() != null ? client.protocol()
+        : head.http10() ? "HTTP/1.0" : "HTTP/1.1",
         head.header("referer"), head.header("user-agent"), peer.ip(), host,
         AccessEntry.Forwarding.of(snap.config.trust(), head::headers), false);
   }

@@ -336,7 +336,8 @@ public final class Gateway implements AutoCloseable {
                 long idle = Math.max(0, g.idleTimeout().toMillis());
                 ChannelPipeline p = ch.pipeline();
                 Runnable toHttp2 = () -> Http2Pipeline.install(p, HTTP1_HANDLERS,
-                    g.maxHeaderBytes(), objectPipeline);
+                    g.maxHeaderBytes(), (side, peer) -> new Exchange(snapshots, ev, up, pool, api,
+                        proto, side, peer, null));
                 if (serverTls != null) {
                   p.addLast("tls", serverTls.context().newHandler(ch.alloc()))
                       .addLast("alpn", new Http2Pipeline.TlsNegotiation(toHttp2));

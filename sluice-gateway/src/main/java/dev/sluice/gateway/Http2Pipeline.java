@@ -61,7 +61,7 @@ final class Http2Pipeline {
    * {@code streams} adds the exchange handlers to each stream's pipeline.
    */
   static void install(ChannelPipeline p, List<String> http1, int maxHeaderBytes,
-      Consumer<ChannelPipeline> streams) {
+      Http2Front.Exchanges exchanges) {
     for (String name : http1) {
       if (p.get(name) != null) {
         p.remove(name);
@@ -80,36 +80,8 @@ final class Http2Pipeline {
             .decoderEnforceMaxRstFramesPerWindow(MAX_RESETS, RESET_WINDOW_SECONDS)
             .encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES)
             .build())
-        .addLast("h2-streams", new Http2MultiplexHandler(
-            new ChannelInitializer<Http2StreamChannel>() {
-              @Override
-              protected void initChannel(Http2StreamChannel ch) {
-                ch.pipeline().addLast("h2-http", new StreamCodec());
-                streams.accept(ch.pipeline());
-              }
-            }))
+        .addLast("h2-streams", new Http2Front(exchanges))
         .addLast("h2-connection", new ConnectionEnd());
-  }
-
-  /** Frames to and from HTTP objects, without the {@code x-http2-*} headers Netty adds. */
-  static final class StreamCodec extends Http2StreamFrameToHttpObjectCodec {
-    StreamCodec() {
-      super(true);
-    }
-
-    @Override
-    protected void decode(ChannelHandlerContext ctx, Http2StreamFrame frame, List<Object> out)
-        throws Exception {
-      super.decode(ctx, frame, out);
-      for (Object o : out) {
-        if (o instanceof HttpRequest r) {
-          HttpHeaders h = r.headers();
-          h.remove(ExtensionHeaderNames.STREAM_ID.text());
-          h.remove(ExtensionHeaderNames.SCHEME.text());
-          h.remove(ExtensionHeaderNames.PATH.text());
-        }
-      }
-    }
   }
 
   /**

@@ -233,6 +233,41 @@ final class ResponseHead {
     }
   }
 
+  /** The fields read, the dropped ones included ({@link #kept}). */
+  int fieldCount() {
+    return fields;
+  }
+
+  /** Whether field {@code i} goes on: end to end, not hop by hop. */
+  boolean kept(int i) {
+    return at[i * 6 + 5] == 0;
+  }
+
+  /** Field {@code i}'s name in lower case, as HTTP/2 writes names. */
+  io.netty.util.AsciiString lowerName(int i) {
+    int f = i * 6;
+    byte[] name = new byte[at[f + 1] - at[f]];
+    for (int j = 0; j < name.length; j++) {
+      byte c = b[at[f] + j];
+      name[j] = c >= 'A' && c <= 'Z' ? (byte) (c + 32) : c;
+    }
+    return new io.netty.util.AsciiString(name, false);
+  }
+
+  /** Field {@code i}'s value. */
+  io.netty.util.AsciiString value(int i) {
+    int f = i * 6;
+    return new io.netty.util.AsciiString(b, at[f + 2], at[f + 3] - at[f + 2], true);
+  }
+
+  /**
+   * {@link #body} for a chunked body, its chunks' data copied into {@code data} (what an HTTP/2
+   * stream sends as DATA frames).
+   */
+  int chunkedBody(ByteBuf in, int from, int n, ByteBuf data) {
+    return chunks.read(in, from, n, data);
+  }
+
   /** Writes an interim (1xx) response as the client gets it: its status line alone. */
   void writeInterim(HeadWriter out) {
     out.put(HTTP_1_1_PREFIX).put(b, 8, statusLineEnd - 8).crlf();

@@ -61,7 +61,7 @@ public class ChallengeBenchmark {
     keys = challenges.keys(rule);
     client = ClientAddress.ipv6(0x2001_0db8_0001_0001L, 0x10L, 64);
     now = at.getEpochSecond();
-    cookie = challenges.clearance(keys, client, now);
+    cookie = challenges.clearance(keys, client, now, "bench-nonce");
     if (challenges.check(keys, cookie, client, now) != Challenges.VALID) {
       throw new IllegalStateException("the cookie does not check");
     }

@@ -106,7 +106,7 @@ final class AccessRecord {
     } else if (generated && status >= 400) {
       outcome = "invalid";
     } else if (d != null && d.shadowRefused()) {
-      outcome = "shadow";
+      outcome = "shadow-refused";
     } else {
       outcome = "allowed";
     }

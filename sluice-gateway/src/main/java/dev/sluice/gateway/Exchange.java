@@ -5,6 +5,7 @@ import dev.sluice.core.DecisionListener;
 import dev.sluice.core.policy.Admission;
 import dev.sluice.core.policy.Admission.Outcome;
 import dev.sluice.core.policy.HumanCheck;
+import dev.sluice.core.policy.RequestVerdict;
 import dev.sluice.moderation.Surface;
 import dev.sluice.netty.ReadGate;
 import io.netty.buffer.ByteBuf;
@@ -124,6 +125,11 @@ final class Exchange implements RelayUpstream.Exchange {
   private ByteBuf verifiedRaw;
   private String verifiedText;
   private boolean answered;
+  /**
+   * The verdict of a request this exchange answered itself (its form, the health path, the
+   * decision API, moderation, a failed upstream), or null: then the admission step's.
+   */
+  private RequestVerdict own;
   private int status;
   private long sentBytes;
   private boolean generated;
@@ -271,6 +277,7 @@ final class Exchange implements RelayUpstream.Exchange {
     chunks.reset(snap.gateway.maxHeaderBytes());
     answered = false;
     generated = false;
+    own = null;
     forwarded = false;
     status = 0;
     sentBytes = 0;
@@ -286,6 +293,7 @@ final class Exchange implements RelayUpstream.Exchange {
     String health = snap.gateway.healthPath();
     if (health != null && path.equals(health) && (head.isHead() || head.method().equals("GET"))) {
       generated = true;
+      own = RequestVerdict.EXEMPT;
       write(answers.json(snap.http.responses(), 200, HEALTH_JSON, null, null, keepAlive,
           client.alloc()), 200);
       skipBody();
@@ -605,6 +613,7 @@ final class Exchange implements RelayUpstream.Exchange {
         outcome.withheld();
       }
       generated = true;
+      own = RequestVerdict.MODERATED;
       events.generated(422);
       write(answers.json(snap.http.responses(), 422, refusal.json(), head.header("origin"),
           head.method(), keepAlive, client.alloc()), 422);
@@ -643,6 +652,7 @@ final class Exchange implements RelayUpstream.Exchange {
         return;
       }
       generated = true;
+      own = RequestVerdict.EXEMPT;   // the decision API's own request is not limited
       int code = e != null ? 500 : a.status();
       String json = e != null ? Generated.error("internal error", null) : a.json();
       write(answers.json(snap.http.responses(), code, json, head.header("origin"),
@@ -656,6 +666,7 @@ final class Exchange implements RelayUpstream.Exchange {
   private void answer(int code, String detail, boolean close) {
     keepAlive = keepAlive && !close;
     generated = true;
+    own = RequestVerdict.INVALID;
     events.generated(code);
     write(answers.error(snap.http.responses(), code, detail, head.header("accept"),
         head.header("origin"), head.method(), keepAlive, null, client.alloc()), code);
@@ -670,9 +681,10 @@ final class Exchange implements RelayUpstream.Exchange {
     events.generated(code);
     write(answers.error(s.http.responses(), code, detail, null, null, null, false, null,
         client.alloc()), code);
+    events.verdict(null, RequestVerdict.INVALID);
     if (s.accessLog) {
       events.exchange(new AccessEntry(System.currentTimeMillis(), peer.ip(), "-", "-", code,
-          sentBytes, null, null, "invalid", -1, s.config.logging()));
+          sentBytes, null, null, RequestVerdict.INVALID.label(), -1, s.config.logging()));
     }
     in.skipBytes(in.readableBytes());
     state = State.CLOSING;
@@ -726,6 +738,7 @@ final class Exchange implements RelayUpstream.Exchange {
   public void failed(HttpResponseStatus code, boolean reached) {
     events.generated(code.code());
     generated = true;
+    own = RequestVerdict.ERROR;
     boolean bodyPending = state == State.BODY;
     if (bodyPending) {
       keepAlive = false;
@@ -745,6 +758,7 @@ final class Exchange implements RelayUpstream.Exchange {
 
   /** The exchange is over: logged; the next request head is awaited, or the connection ends. */
   private void exchangeEnded() {
+    events.verdict(outcome == null ? null : outcome.route(), verdict());
     if (snap != null && snap.accessLog) {
       events.exchange(accessEntry());
     }
@@ -769,26 +783,15 @@ final class Exchange implements RelayUpstream.Exchange {
     armHeadTimer();
   }
 
+  /** The current request's one verdict. */
+  private RequestVerdict verdict() {
+    return own != null ? own : outcome != null ? outcome.verdict() : RequestVerdict.EXEMPT;
+  }
+
   private AccessEntry accessEntry() {
     Outcome o = outcome;
     Decision d = o == null ? null : o.decision();
     String rule = d == null ? null : d.allowed() && d.shadowRefused() ? d.shadowRule() : d.rule();
-    String result;
-    if (o != null && o.action() == Admission.Action.DENY) {
-      result = "denied";
-    } else if (d != null && d.degraded()) {
-      result = "degraded";
-    } else if (d != null && !d.allowed()) {
-      result = "refused";
-    } else if (generated && status >= 500) {
-      result = "error";
-    } else if (generated && status >= 400) {
-      result = "invalid";
-    } else if (d != null && d.shadowRefused()) {
-      result = "shadow";
-    } else {
-      result = "allowed";
-    }
     String clientText;
     try {
       clientText = String.valueOf(head.clientAddress(snap.config.policy().clientAddress()));
@@ -798,7 +801,8 @@ final class Exchange implements RelayUpstream.Exchange {
     String host = head.header("host");
     return new AccessEntry(System.currentTimeMillis(), clientText, head.method(),
         head.target() == null ? "-" : head.target().forwardTarget(), status, sentBytes,
-        o == null ? null : o.route(), rule, result, forwarded ? up.upstreamMicros() : -1,
+        o == null ? null : o.route(), rule, verdict().label(),
+        forwarded ? up.upstreamMicros() : -1,
         snap.config.logging(), decidedMicros, client.protocol() != null ? client.protocol()
         : head.http10() ? "HTTP/1.0" : "HTTP/1.1",
         head.header("referer"), head.header("user-agent"), peer.ip(), host,
@@ -904,6 +908,7 @@ final class Exchange implements RelayUpstream.Exchange {
         o.withheld();
       }
       o.ended();
+      events.verdict(o.route(), verdict());
       if (snap != null && snap.accessLog) {
         events.exchange(accessEntry());
       }
@@ -966,6 +971,20 @@ final class Exchange implements RelayUpstream.Exchange {
     } else {
       headTimer.arm(snap.gateway.bodyTimeout().toNanos());
     }
+  }
+
+  /**
+   * Whether this exchange waits for a next request with nothing in hand (an HTTP/2 stream's,
+   * whose stream ended: it serves the connection's next stream); its upstream connection goes
+   * back to the loop's pool meanwhile.
+   */
+  boolean parkIfIdle() {
+    if (stopped || state != State.HEAD || in != null && in.isReadable()) {
+      return false;
+    }
+    headTimer.disarm();
+    up.park();
+    return true;
   }
 
   /** The client can take more (or no more) of what it is sent. */

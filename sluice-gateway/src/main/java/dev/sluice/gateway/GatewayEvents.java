@@ -30,6 +30,12 @@ public interface GatewayEvents extends RateLimitListener {
    */
   default void exchange(AccessEntry entry) {}
 
+  /**
+   * A request ended with {@code verdict} on {@code route} (null when none was matched): once per
+   * request, whatever its protocol, whether or not the access log is on.
+   */
+  default void verdict(String route, dev.sluice.core.policy.RequestVerdict verdict) {}
+
   /** Events that ignore everything. */
   static GatewayEvents none() {
     return new GatewayEvents() {};

@@ -43,6 +43,14 @@ final class HeadWriter {
     return this;
   }
 
+  /** Writes text as ISO-8859-1; an {@link io.netty.util.AsciiString} as its bytes. */
+  HeadWriter put(CharSequence s) {
+    if (s instanceof io.netty.util.AsciiString a) {
+      return put(a.array(), a.arrayOffset(), a.length());
+    }
+    return put(s.toString());
+  }
+
   /** A field line: {@code name: value} and CRLF. */
   HeadWriter field(String name, String value) {
     return put(name).put(": ").put(value).crlf();

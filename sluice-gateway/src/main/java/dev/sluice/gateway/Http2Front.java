@@ -30,6 +30,8 @@ final class Http2Front extends ChannelDuplexHandler {
 
   private final Exchanges exchanges;
   private final IntObjectHashMap<StreamSide> streams = new IntObjectHashMap<>();
+  /** Sides whose stream ended with their exchange idle: the next streams' (at most 100). */
+  private final java.util.ArrayDeque<StreamSide> idle = new java.util.ArrayDeque<>();
   private Http2FrameCodec codec;
   private InetAddress peerAddress;
   private String peerIp;
@@ -52,8 +54,12 @@ final class Http2Front extends ChannelDuplexHandler {
       int id = f.stream().id();
       StreamSide s = streams.get(id);
       if (s == null) {
-        s = new StreamSide(ctx, f.stream(), this, peerIp);
-        s.exchange(exchanges.of(s, peerAddress));
+        s = idle.poll();
+        if (s == null) {
+          s = new StreamSide(ctx, this, peerIp);
+          s.exchange(exchanges.of(s, peerAddress));
+        }
+        s.bind(f.stream());
         streams.put(id, s);
         s.headers(f.headers(), f.isEndStream());
       } else {
@@ -64,7 +70,14 @@ final class Http2Front extends ChannelDuplexHandler {
     if (msg instanceof Http2DataFrame f) {
       StreamSide s = streams.get(f.stream().id());
       if (s == null) {
+        // A body whose stream was answered already: dropped, its bytes given back to the
+        // connection's window so that other streams do not starve.
+        int bytes = f.initialFlowControlledBytes();
         f.release();
+        if (bytes > 0 && f.stream().state() != Http2Stream.State.CLOSED) {
+          ctx.write(new io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame(bytes)
+              .stream(f.stream()), ctx.voidPromise());
+        }
         return;
       }
       s.data(f.content(), f.initialFlowControlledBytes(), f.isEndStream());
@@ -87,13 +100,20 @@ final class Http2Front extends ChannelDuplexHandler {
   }
 
   /**
-   * {@code stream} answered to its end (or was reset by us): its exchange lets go of what it
-   * holds once the call that ended it has returned.
+   * {@code side}'s stream answered to its end (or was reset by us). Once the call that ended it
+   * has returned, its exchange serves the next stream if it is idle, else it lets go of what it
+   * holds.
    */
-  void ended(Http2FrameStream stream) {
-    StreamSide s = streams.remove(stream.id());
-    if (s != null) {
-      s.eventLoop().execute(s.exchange()::clientGone);
+  void ended(StreamSide side) {
+    if (streams.get(side.stream().id()) == side) {
+      streams.remove(side.stream().id());
+      side.eventLoop().execute(() -> {
+        if (side.exchange().parkIfIdle()) {
+          idle.add(side);
+        } else {
+          side.exchange().clientGone();
+        }
+      });
     }
   }
 
@@ -123,6 +143,10 @@ final class Http2Front extends ChannelDuplexHandler {
     for (StreamSide s : all) {
       s.gone();
     }
+    StreamSide s;
+    while ((s = idle.poll()) != null) {
+      s.exchange().clientGone();
+    }
     ctx.fireChannelInactive();
   }
 
@@ -132,8 +156,16 @@ final class Http2Front extends ChannelDuplexHandler {
     }
   }
 
+  /**
+   * A write to a stream the codec had closed (the client reset it, or the connection is going
+   * away after a GOAWAY) fails that stream alone: the connection goes on, and ends, as the codec
+   * decides, its GOAWAY sent first.
+   */
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof io.netty.handler.codec.http2.Http2FrameStreamException) {
+      return;
+    }
     ctx.fireExceptionCaught(cause);
   }
 }

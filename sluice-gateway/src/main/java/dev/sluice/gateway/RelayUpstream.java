@@ -380,6 +380,13 @@ final class RelayUpstream implements UpstreamLink.Side {
   }
 
   /** The client side is done: an idle connection goes back to the loop's pool, else closes. */
+  /** Between exchanges, with nothing in flight: the connection goes back to the loop's pool. */
+  void park() {
+    if (state == State.IDLE) {
+      link.park();
+    }
+  }
+
   void release() {
     releaseUnsent();
     link.release(state == State.IDLE);

@@ -24,21 +24,24 @@ import java.util.Map;
  * exchange writes back (its own answers and the upstream's responses, HTTP/1.1 bytes) goes out as
  * a HEADERS frame and DATA frames: the head read by {@link ResponseHead} (its hop-by-hop fields
  * dropped), the body by its framing (chunks unwrapped). Reads pause by withholding the stream's
- * window: the client may send what its window holds, then waits. Event loop only.
+ * window: the client may send what its window holds, then waits. A side and its exchange serve
+ * one stream at a time and, once its answer ended with the exchange idle, the connection's next
+ * ({@link Http2Front} keeps them), as an HTTP/1.1 connection's exchange serves its next request.
+ * Event loop only.
  */
 final class StreamSide implements ClientSide {
 
-  private static final AsciiString CHUNKED_FIELD = AsciiString.of("transfer-encoding");
   private static final byte[] CRLF = {'\r', '\n'};
   private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
 
   private final ChannelHandlerContext ctx;
-  private final Http2FrameStream stream;
+  private Http2FrameStream stream;
   private final Http2Front front;
   private final String peerIp;
   private Exchange exchange;
 
   // The request, in.
+  private final HeadWriter head = new HeadWriter();
   private boolean chunkedRequest;
   private int paused;
   /** Bytes consumed while paused, returned to the client's window on resume. */
@@ -51,11 +54,29 @@ final class StreamSide implements ClientSide {
   private boolean headersSent;
   private boolean ended;
 
-  StreamSide(ChannelHandlerContext ctx, Http2FrameStream stream, Http2Front front, String peerIp) {
+  StreamSide(ChannelHandlerContext ctx, Http2Front front, String peerIp) {
     this.ctx = ctx;
-    this.stream = stream;
     this.front = front;
     this.peerIp = peerIp;
+  }
+
+  /** Serves {@code stream} from its HEADERS on. */
+  void bind(Http2FrameStream stream) {
+    this.stream = stream;
+    chunkedRequest = false;
+    paused = 0;
+    unacknowledged = 0;
+    headRequest = false;
+    headersSent = false;
+    ended = false;
+    if (out != null) {
+      out.release();
+      out = null;
+    }
+  }
+
+  Http2FrameStream stream() {
+    return stream;
   }
 
   void exchange(Exchange exchange) {
@@ -71,15 +92,15 @@ final class StreamSide implements ClientSide {
    * stream carries no body.
    */
   void headers(Http2Headers h, boolean end) {
-    HeadWriter w = new HeadWriter();
+    HeadWriter w = head.reset();
     CharSequence method = h.method();
     CharSequence path = h.path();
     CharSequence authority = h.authority();
     headRequest = method != null && AsciiString.contentEquals("HEAD", method);
-    w.put(method == null ? "" : method.toString()).put(" ")
-        .put(path == null ? "" : path.toString()).put(" HTTP/1.1\r\n");
+    w.put(method == null ? "" : method).put(" ").put(path == null ? "" : path)
+        .put(" HTTP/1.1\r\n");
     if (authority != null) {
-      w.field("host", authority.toString());
+      w.put("host: ").put(authority).crlf();
     }
     boolean length = false;
     StringBuilder cookies = null;
@@ -99,20 +120,17 @@ final class StreamSide implements ClientSide {
         continue;
       }
       length |= AsciiString.contentEqualsIgnoreCase("content-length", name);
-      w.field(name.toString(), e.getValue().toString());
+      w.put(name).put(": ").put(e.getValue()).crlf();
     }
     if (cookies != null) {
       w.field("cookie", cookies.toString());
     }
     chunkedRequest = !end && !length;
     if (chunkedRequest) {
-      w.field(CHUNKED_FIELD.toString(), "chunked");
+      w.put("transfer-encoding: chunked\r\n");
     }
     w.crlf();
     exchange.read(w.toBuffer(ctx.alloc()));
-    if (end) {
-      exchange.inputShutdown();
-    }
   }
 
   /** A DATA frame of the request: taken over; {@code flowBytes} count against the window. */
@@ -139,17 +157,13 @@ final class StreamSide implements ClientSide {
     } else {
       exchange.read(data);
     }
-    if (end) {
-      exchange.inputShutdown();
-    }
   }
 
-  /** Trailers end a chunked request (their fields are not forwarded); any other just ends. */
+  /** Trailers end a chunked request (their fields are not forwarded). */
   void trailers() {
     if (chunkedRequest) {
       exchange.read(Unpooled.wrappedBuffer(LAST_CHUNK));
     }
-    exchange.inputShutdown();
   }
 
   private void acknowledge(int bytes) {
@@ -273,7 +287,7 @@ final class StreamSide implements ClientSide {
 
   private void finish() {
     ended = true;
-    front.ended(stream);
+    front.ended(this);
   }
 
   private static int headEnd(ByteBuf buf) {
@@ -337,7 +351,7 @@ final class StreamSide implements ClientSide {
     ended = true;
     ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL).stream(stream),
         ctx.voidPromise());
-    front.ended(stream);
+    front.ended(this);
   }
 
   /** The client reset the stream, or its connection went: the exchange's client is gone. */

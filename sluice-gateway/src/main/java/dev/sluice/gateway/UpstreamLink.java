@@ -159,6 +159,20 @@ final class UpstreamLink implements UpstreamPool.Owner {
   void release(boolean atRest) {
     released = true;
     responseTimer.stop();
+    giveBack(atRest);
+  }
+
+  /**
+   * Between two exchanges of a client side that waits for its next request without a
+   * connection of its own (an HTTP/2 stream's, kept for the connection's next stream): the
+   * connection at rest goes back to the loop's pool, where any client side takes it.
+   */
+  void park() {
+    responseTimer.disarm();
+    giveBack(true);
+  }
+
+  private void giveBack(boolean atRest) {
     if (up != null) {
       if (atRest) {
         up.config().setAutoRead(true);   // paused for a slow client: the next owner reads

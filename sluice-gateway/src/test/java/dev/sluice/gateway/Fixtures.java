@@ -93,6 +93,13 @@ public final class Fixtures {
     final List<String> moderated = new CopyOnWriteArrayList<>();
     final List<String> allowlisted = new CopyOnWriteArrayList<>();
     final List<String> delayed = new CopyOnWriteArrayList<>();
+    /** Each request's one verdict, as {@code route verdict} ({@code -} for no route). */
+    final List<String> verdicts = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void verdict(String route, dev.sluice.core.policy.RequestVerdict verdict) {
+      verdicts.add((route == null ? "-" : route) + " " + verdict.label());
+    }
 
     @Override
     public void allowlisted(String kind) {

@@ -99,7 +99,8 @@ class ExamplesTest {
     dev.sluice.core.policy.Challenge ch = c.policy().challenge();
     assertThat(ch.keySource()).as("no CHALLENGE_KEYS: the process's random key").isNull();
     assertThat(ch.clearance()).isEqualTo(Duration.ofHours(1));
-    assertThat(ch.noscript()).isEqualTo(dev.sluice.core.policy.Challenge.NoScript.REFRESH);
+    assertThat(ch.noscript()).isEqualTo(dev.sluice.core.policy.Challenge.NoScript.REFUSE);
+    assertThat(ch.ipv4Prefix()).as("a clearance bound to the client's own address").isEqualTo(32);
     assertThat(ch.skip()).containsExactly("/robots.txt", "/.well-known/**");
     Path keys = dir.resolve("challenge.keys");
     Files.writeString(keys, java.util.Base64.getEncoder().encodeToString(new byte[32]) + "\n");

@@ -402,6 +402,7 @@ public final class Admission {
       Decision d = r == null ? Decision.failed(List.of(rule)) : Decision.of(rule, r.verdict());
       report(x, List.of(rule), d, -1);
       if (d.allowed()) {
+        x.phaseAllowed(d);
         return reserve(x, at + 1);   // a shadow rule, or a store failure that fails open
       }
       x.release();
@@ -438,6 +439,7 @@ public final class Admission {
           : Decision.failed(List.of(rule));
       report(x, List.of(rule), d, -1);
       if (d.allowed()) {
+        x.phaseAllowed(d);
         return leases(x, at + 1);   // a shadow cap, or a store failure that fails open
       }
       x.release();
@@ -558,6 +560,13 @@ public final class Admission {
     ArrayList<Object> leases;
     /** Reservations of rules counted on responses, not settled yet: rule and id, two each. */
     ArrayList<Object> reserved;
+    /** Whether the request waited for its token (a rule's delay) on its way. */
+    boolean waited;
+    /** Whether a challenge's clearance let the request past its rule. */
+    boolean cleared;
+    /** Whether a phase before the rules allowed only because its rule is shadow, or degraded. */
+    boolean shadow;
+    boolean degraded;
     /** The request admitted, for a challenge (set only when the policy has challenges). */
     RequestView request;
     /** A challenge's answer, its step and why; a refusal's answers when it names a challenge. */
@@ -654,6 +663,7 @@ public final class Admission {
     o.budgetNanos -= wait;
     o.delayNanos = wait;
     o.action = Action.DELAY;
+    o.esc().waited = true;
     return true;
   }
 
@@ -938,6 +948,52 @@ public final class Admission {
       return rule.keyFor(check.identity());
     }
 
+    /**
+     * What happened to the request, as far as the admission step decides it (see
+     * {@link RequestVerdict}); meaningful once the outcome is final.
+     */
+    public RequestVerdict verdict() {
+      switch (action) {
+        case DENY -> {
+          String why = denial();
+          return why == null || why.equals(DENY_LIST) ? RequestVerdict.DENIED
+              : why.endsWith("replayed") ? RequestVerdict.HUMAN_CHECK_REPLAYED
+              : RequestVerdict.HUMAN_CHECK_FAILED;
+        }
+        case CHALLENGE -> {
+          return "solved".equals(challenge()) ? RequestVerdict.CHALLENGE_PASSED
+              : RequestVerdict.CHALLENGED;
+        }
+        case UNAVAILABLE -> {
+          return RequestVerdict.UNAVAILABLE;
+        }
+        case REFUSE -> {
+          Rule r = refusingRule();
+          if (r != null && r.cooldown() != null && decision.banned()) {
+            return RequestVerdict.LOCKED;
+          }
+          return r != null && r.concurrency() > 0 ? RequestVerdict.OVER_CONCURRENCY
+              : RequestVerdict.REFUSED;
+        }
+        default -> {
+          if (check == null || check.exempt() || check.allowlisted()
+              || decision == null && check.rules().isEmpty() && check.plain()) {
+            return RequestVerdict.EXEMPT;
+          }
+          if (esc != null && esc.cleared) {
+            return RequestVerdict.CHALLENGE_PASSED;
+          }
+          if (decision != null && decision.degraded() || esc != null && esc.degraded) {
+            return RequestVerdict.DEGRADED;
+          }
+          if (decision != null && decision.shadowRefused() || esc != null && esc.shadow) {
+            return RequestVerdict.SHADOW_REFUSED;
+          }
+          return esc != null && esc.waited ? RequestVerdict.DELAYED : RequestVerdict.ALLOWED;
+        }
+      }
+    }
+
     /** Why a {@link Action#DENY} outcome denies: {@link #DENY_LIST}, or the human check's. */
     public String denial() {
       return esc == null ? null : esc.denial;
@@ -1000,6 +1056,21 @@ public final class Admission {
      */
     public void withheld() {
       release();
+    }
+
+    /** A phase before the rules allowed {@code d}: a shadow refusal, or a degraded decision. */
+    private void phaseAllowed(Decision d) {
+      if (d.shadowRefused()) {
+        esc().shadow = true;
+      }
+      if (d.degraded()) {
+        esc().degraded = true;
+      }
+    }
+
+    /** A challenge's clearance let the request past its rule. */
+    void cleared() {
+      esc().cleared = true;
     }
 
     private void releaseDelay() {

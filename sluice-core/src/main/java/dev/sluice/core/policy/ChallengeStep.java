@@ -117,6 +117,7 @@ final class ChallengeStep {
         return challenge(x, keys, d, nanos, client, now, "spent");
       }
       listener.challenge(rule.name(), "cleared");
+      x.cleared();
       return admission.decideWithout(x, rule);
     });
   }

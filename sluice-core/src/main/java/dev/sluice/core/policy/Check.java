@@ -15,7 +15,6 @@ import java.util.concurrent.CompletionStage;
  */
 public final class Check {
 
-  private static final Check EXEMPT = new Check(List.of(), Identity.empty(), 1, null, true);
   private static final Check ALLOWLISTED =
       new Check(List.of(), Identity.empty(), 1, null, true, true);
   private static final Check DENIED = new Check(List.of(), Identity.empty(), 1, null, true,
@@ -97,8 +96,9 @@ public final class Check {
     return DENIED;
   }
 
-  static Check exemptCheck() {
-    return EXEMPT;
+  /** The check of an exempt route, naming it (for the verdict's route). */
+  static Check exemptCheck(String route) {
+    return new Check(List.of(), Identity.empty(), 1, route, true);
   }
 
   static Check allowlistedCheck() {

@@ -47,6 +47,8 @@ public final class Policy {
   private final Map<String, HumanCheck> humanChecks;
   /** Per route, in order: its rules followed by the global ones, built once. */
   private final List<Selection> selections;
+  /** Per route, its exempt check (naming the route), or null for a route that is not exempt. */
+  private final Check[] exemptChecks;
   /** What a request no route matches gets: the global rules. */
   private final Selection globalSelection;
   /** Per selection (the global one last): the dimensions its identity reads, resolved once. */
@@ -126,6 +128,12 @@ public final class Policy {
       selections.add(Selection.of(selected,
           route.humanCheck() == null ? null : humanChecks.get(route.humanCheck())));
     }
+    this.exemptChecks = new Check[routes.size()];
+    for (int i = 0; i < routes.size(); i++) {
+      if (routes.get(i).exempt()) {
+        exemptChecks[i] = Check.exemptCheck(routes.get(i).name());
+      }
+    }
     this.reads = new Reads[selections.size() + 1];
     for (int i = 0; i <= selections.size(); i++) {
       Selection s = i < selections.size() ? selections.get(i) : globalSelection;
@@ -164,8 +172,10 @@ public final class Policy {
     Route matched = null;
     Selection selected = globalSelection;
     Reads keys = reads[routes.size()];
+    int at = -1;
     for (int i = 0; i < routes.size(); i++) {
       if (routes.get(i).matches(method, path, upgrade, request, clientAddress)) {
+        at = i;
         matched = routes.get(i);
         selected = selections.get(i);
         keys = reads[i];
@@ -173,7 +183,7 @@ public final class Policy {
       }
     }
     if (matched != null && matched.exempt()) {
-      return Check.exemptCheck();
+      return exemptChecks[at];
     }
     long cost = matched == null ? 1 : matched.cost();
     String route = matched == null ? null : matched.name();

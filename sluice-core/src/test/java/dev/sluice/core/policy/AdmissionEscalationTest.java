@@ -139,6 +139,7 @@ class AdmissionEscalationTest {
       second.responded(404);
       Outcome locked = admit(a);
       assertThat(locked.action()).isEqualTo(Action.REFUSE);
+      assertThat(locked.verdict()).isEqualTo(RequestVerdict.LOCKED);
       assertThat(locked.decision().retryAfterSeconds()).isEqualTo(lock);
       ticker.advance(Duration.ofSeconds(lock));
     }
@@ -171,6 +172,7 @@ class AdmissionEscalationTest {
     assertThat(forwarded).hasSize(3);
     Outcome inFlight = sent.get(3);
     assertThat(inFlight.action()).isEqualTo(Action.REFUSE);
+    assertThat(inFlight.verdict()).isEqualTo(RequestVerdict.REFUSED);
     assertThat(inFlight.decision().retryAfterSeconds()).isEqualTo(1);
     assertThat(inFlight.decision().banned()).isFalse();
     forwarded.forEach(o -> o.responded(401));
@@ -286,6 +288,8 @@ class AdmissionEscalationTest {
     assertThat(memory.leases("conn:192.0.2.1")).isEqualTo(2);
     Outcome third = admit(a);
     assertThat(third.action()).isEqualTo(Action.REFUSE);
+    assertThat(third.verdict()).isEqualTo(RequestVerdict.OVER_CONCURRENCY);
+    assertThat(first.verdict()).isEqualTo(RequestVerdict.ALLOWED);
     assertThat(third.decision().rule()).isEqualTo("conn");
     assertThat(third.decision().limit()).isEqualTo(2);
     first.ended();
@@ -296,6 +300,7 @@ class AdmissionEscalationTest {
     fourth.cancel();                                // the client went away
     Outcome fifth = admit(a);                       // refused by api: its lease goes back
     assertThat(fifth.action()).isEqualTo(Action.REFUSE);
+    assertThat(fifth.verdict()).isEqualTo(RequestVerdict.REFUSED);
     assertThat(fifth.decision().rule()).isEqualTo("api");
     assertThat(memory.leases("conn:192.0.2.1")).isEqualTo(1);
     second.ended();
@@ -314,6 +319,7 @@ class AdmissionEscalationTest {
     assertThat(admit(a).forward()).isTrue();
     Outcome over = admit(a);
     assertThat(over.forward()).isTrue();
+    assertThat(over.verdict()).isEqualTo(RequestVerdict.SHADOW_REFUSED);
     assertThat(events).contains("conn allowed");
   }
 
@@ -328,6 +334,7 @@ class AdmissionEscalationTest {
     Outcome o = admit(a);
     assertThat(o.action()).isEqualTo(Action.DENY);
     assertThat(o.denial()).isEqualTo(Admission.DENY_LIST);
+    assertThat(o.verdict()).isEqualTo(RequestVerdict.DENIED);
     assertThat(o.forward()).isFalse();
     assertThat(a.admit(Req.get("/login").from("198.51.100.1"), DecisionListener.HTTP).forward())
         .isTrue();
@@ -391,9 +398,11 @@ class AdmissionEscalationTest {
     Outcome replay = verify(a, "tok-1");
     assertThat(replay.action()).isEqualTo(Action.DENY);
     assertThat(replay.denial()).isEqualTo("human check replayed");
+    assertThat(replay.verdict()).isEqualTo(RequestVerdict.HUMAN_CHECK_REPLAYED);
     assertThat(verifier.tokens).containsExactly("tok-1@192.0.2.1");
     Outcome none = verify(a, null);
     assertThat(none.action()).isEqualTo(Action.DENY);
+    assertThat(none.verdict()).isEqualTo(RequestVerdict.HUMAN_CHECK_FAILED);
     assertThat(none.denial()).isEqualTo("human check required");
     verifier.answer = HumanCheck.Verification.failed("hostname");
     assertThat(verify(a, "tok-2").action()).isEqualTo(Action.DENY);

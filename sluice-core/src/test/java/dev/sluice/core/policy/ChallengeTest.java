@@ -217,6 +217,7 @@ class ChallengeTest {
     Outcome page = challenged(a, Req.browser("/docs"));
     Answer p = page.answer();
     assertThat(page.challenge()).isEqualTo("issued");
+    assertThat(page.verdict()).isEqualTo(RequestVerdict.CHALLENGED);
     assertThat(page.challengeReason()).isEqualTo("none");
     assertThat(page.decision().rule()).as("the decision says why").isEqualTo("pages");
     assertThat(p.status()).isEqualTo(429);
@@ -268,6 +269,7 @@ class ChallengeTest {
         DecisionListener.HTTP);
     Answer p = passed.answer();
     assertThat(p.status()).isEqualTo(200);
+    assertThat(passed.verdict()).isEqualTo(RequestVerdict.CHALLENGE_PASSED);
     assertThat(body(p)).contains("<meta http-equiv=\"refresh\" content=\"0\">");
     String clearance = setCookie(p, "sluice-clearance-pages");
     assertThat(clearance).matches("[A-Za-z0-9_-]{4}\\.\\d+\\.[A-Za-z0-9_-]{16}\\."
@@ -279,7 +281,9 @@ class ChallengeTest {
     assertThat(over.action()).as("solving resets nothing: without the cookie, a page")
         .isEqualTo(Action.CHALLENGE);
     Req cleared = browser.cookie("sluice-clearance-pages", clearance);
-    assertThat(a.admit(cleared, DecisionListener.HTTP).action()).isEqualTo(Action.FORWARD);
+    Outcome past = a.admit(cleared, DecisionListener.HTTP);
+    assertThat(past.action()).isEqualTo(Action.FORWARD);
+    assertThat(past.verdict()).isEqualTo(RequestVerdict.CHALLENGE_PASSED);
     Outcome api = a.admit(Req.script("/api").cookie("sluice-clearance-pages", clearance),
         DecisionListener.HTTP);
     assertThat(api.action()).as("a cleared page's fetch, Accept */*").isEqualTo(Action.FORWARD);

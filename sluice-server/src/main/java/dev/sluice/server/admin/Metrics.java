@@ -58,6 +58,8 @@ public final class Metrics implements GatewayEvents {
   private final Map<String, Counter> humanChecks = new ConcurrentHashMap<>();
   /** By "rule,result" (counted, skipped, reset). */
   private final Map<String, Counter> counted = new ConcurrentHashMap<>();
+  /** Per route (null: {@code _none}), one counter per verdict, made on the route's first. */
+  private final Map<String, Counter[]> verdicts = new ConcurrentHashMap<>();
   /** Concurrency leases this instance holds, by rule. */
   private final Map<String, AtomicLong> inFlight = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> lastHumanCheckLog = new ConcurrentHashMap<>();
@@ -394,6 +396,36 @@ public final class Metrics implements GatewayEvents {
   @Override
   public void generated(int status) {
     meters.generated(status);
+  }
+
+  private static final String NO_ROUTE = "_none";
+
+  /** One request's verdict: a map lookup and an increment, no string built. */
+  @Override
+  public void verdict(String route, dev.sluice.core.policy.RequestVerdict verdict) {
+    String r = route == null ? NO_ROUTE : route;
+    Counter[] c = verdicts.get(r);
+    if (c == null) {
+      c = verdicts.computeIfAbsent(r, k -> {
+        dev.sluice.core.policy.RequestVerdict[] all = dev.sluice.core.policy.RequestVerdict
+            .values();
+        Counter[] a = new Counter[all.length];
+        for (int i = 0; i < all.length; i++) {
+          a[i] = Counter.builder("sluice.requests")
+              .description("Requests by route (_none: no route matched) and verdict, once each "
+                  + "at its end, whatever its protocol: the access log's outcome.")
+              .tag("route", k).tag("verdict", all[i].label()).register(registry);
+        }
+        return a;
+      });
+    }
+    c[verdict.ordinal()].increment();
+  }
+
+  /** The count of requests of {@code route} (null: none) that ended with {@code verdict}. */
+  public long requests(String route, dev.sluice.core.policy.RequestVerdict verdict) {
+    Counter[] c = verdicts.get(route == null ? NO_ROUTE : route);
+    return c == null ? 0 : (long) c[verdict.ordinal()].count();
   }
 
   @Override

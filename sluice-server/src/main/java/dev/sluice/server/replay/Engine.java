@@ -1,5 +1,7 @@
 package dev.sluice.server.replay;
 
+import dev.sluice.core.policy.RequestVerdict;
+
 import dev.sluice.core.Limit;
 import dev.sluice.core.MutableDecision;
 import dev.sluice.core.RateLimiter;
@@ -36,12 +38,13 @@ final class Engine {
     void decided(LogRecord r, String outcome, String rule, String route);
   }
 
-  static final String ALLOWED = "allowed";
-  static final String REFUSED = "refused";
-  static final String SHADOW = "shadow";
-  static final String DEGRADED = "degraded";
-  static final String EXEMPT = "exempt";
-  static final String INVALID = "invalid";
+  // The gateway's words for the same verdicts (RequestVerdict), so a replay and a live log agree.
+  static final String ALLOWED = RequestVerdict.ALLOWED.label();
+  static final String REFUSED = RequestVerdict.REFUSED.label();
+  static final String SHADOW = RequestVerdict.SHADOW_REFUSED.label();
+  static final String DEGRADED = RequestVerdict.DEGRADED.label();
+  static final String EXEMPT = RequestVerdict.EXEMPT.label();
+  static final String INVALID = RequestVerdict.INVALID.label();
   private static final byte[] INVALID_BYTES = INVALID.getBytes(
       java.nio.charset.StandardCharsets.US_ASCII);
 

@@ -157,13 +157,18 @@ final class Http2Front extends ChannelDuplexHandler {
   }
 
   /**
-   * A write to a stream the codec had closed (the client reset it, or the connection is going
-   * away after a GOAWAY) fails that stream alone: the connection goes on, and ends, as the codec
-   * decides, its GOAWAY sent first.
+   * An error of one stream, not of the connection: a malformed request the codec found (DATA
+   * that does not add up to its content-length), or a write to a stream the codec had closed (the
+   * client reset it, or the connection goes away after a GOAWAY). That stream is reset and its
+   * exchange lets go; the connection goes on, or ends as the codec decides, GOAWAY first.
    */
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (cause instanceof io.netty.handler.codec.http2.Http2FrameStreamException) {
+    if (cause instanceof io.netty.handler.codec.http2.Http2FrameStreamException e) {
+      StreamSide s = streams.get(e.stream().id());
+      if (s != null) {
+        s.failed(e.error());
+      }
       return;
     }
     ctx.fireExceptionCaught(cause);

@@ -43,6 +43,9 @@ final class StreamSide implements ClientSide {
   // The request, in.
   private final HeadWriter head = new HeadWriter();
   private boolean chunkedRequest;
+  /** The request's declared content-length, or -1; and the DATA bytes seen. */
+  private long declared;
+  private long received;
   private int paused;
   /** Bytes consumed while paused, returned to the client's window on resume. */
   private int unacknowledged;
@@ -64,6 +67,8 @@ final class StreamSide implements ClientSide {
   void bind(Http2FrameStream stream) {
     this.stream = stream;
     chunkedRequest = false;
+    declared = -1;
+    received = 0;
     paused = 0;
     unacknowledged = 0;
     headRequest = false;
@@ -119,7 +124,10 @@ final class StreamSide implements ClientSide {
         cookies.append(e.getValue());
         continue;
       }
-      length |= AsciiString.contentEqualsIgnoreCase("content-length", name);
+      if (AsciiString.contentEqualsIgnoreCase("content-length", name)) {
+        length = true;
+        declared = declaredLength(e.getValue());
+      }
       w.put(name).put(": ").put(e.getValue()).crlf();
     }
     if (cookies != null) {
@@ -133,8 +141,31 @@ final class StreamSide implements ClientSide {
     exchange.read(w.toBuffer(ctx.alloc()));
   }
 
+  /** A content-length's value as a number, or -1 (the exchange's parser refuses it). */
+  private static long declaredLength(CharSequence v) {
+    long n = 0;
+    if (v.length() == 0 || v.length() > 15) {
+      return -1;
+    }
+    for (int i = 0; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  }
+
   /** A DATA frame of the request: taken over; {@code flowBytes} count against the window. */
   void data(ByteBuf data, int flowBytes, boolean end) {
+    received += data.readableBytes();
+    if (declared >= 0 && (received > declared || end && received != declared)) {
+      // RFC 9113, 8.1.1: DATA that does not add up to the declared length is malformed.
+      data.release();
+      malformed();
+      return;
+    }
     if (flowBytes > 0) {
       if (paused != 0) {
         unacknowledged += flowBytes;
@@ -351,6 +382,23 @@ final class StreamSide implements ClientSide {
     ended = true;
     ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL).stream(stream),
         ctx.voidPromise());
+    front.ended(this);
+  }
+
+  /** A malformed request: the stream is reset with PROTOCOL_ERROR, nothing more goes on. */
+  private void malformed() {
+    failed(Http2Error.PROTOCOL_ERROR);
+  }
+
+  /** The stream failed with {@code error} (malformed, or closed under a write): reset it. */
+  void failed(Http2Error error) {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    if (stream.state() != io.netty.handler.codec.http2.Http2Stream.State.CLOSED) {
+      ctx.writeAndFlush(new DefaultHttp2ResetFrame(error).stream(stream), ctx.newPromise());
+    }
     front.ended(this);
   }
 

@@ -33,8 +33,9 @@ class CrossProtocolVerdictIntegrationTests {
           mode: shadow
           limits: [{type: token-bucket, burst: 1, refill: 1, period: 1d}]
         paced:
-          limits: [{type: token-bucket, burst: 1, refill: 5, period: 1s}]
-          delay: 1s
+          # The second request comes well within 3 s, however busy the machine: it waits.
+          limits: [{type: token-bucket, burst: 1, refill: 1, period: 3s}]
+          delay: 5s
         invites:
           countStatus: [404]
           limits: [{type: cooldown, maxRetries: 1, retryWindow: 5m, cooldown: 1m}]

@@ -76,8 +76,17 @@ final class Exchange implements RelayUpstream.Exchange {
   private final UpstreamPool pool;
   private final DecisionApi decisionApi;
   private final String proto;
-  /** Takes an upgraded connection over (the HTTP/1.1 connection's), or null (a stream). */
-  private final Consumer<ByteBuf> webSocket;
+  /** Takes an admitted WebSocket upgrade's connection over, or null (an HTTP/2 stream). */
+  private final Consumer<Upgrade> webSocket;
+
+  /**
+   * A WebSocket upgrade the exchange decided, for the WebSocket pipeline: the request as read,
+   * what the client sent after it, the snapshot it was decided under, what to call with the
+   * status the client got when the connection ends (the request's end), and whether it was
+   * refused (then completed and closed with 1013, the settings' way of refusing a connect).
+   */
+  record Upgrade(io.netty.handler.codec.http.HttpRequest request, ByteBuf rest, Snapshot snap,
+      java.util.function.IntConsumer ended, boolean refused) {}
 
   private final ClientSide client;
   private RequestHead head;
@@ -138,12 +147,12 @@ final class Exchange implements RelayUpstream.Exchange {
 
   /**
    * The exchanges of {@code client} (from {@code peerAddress}); {@code webSocket} takes the
-   * connection over for a WebSocket upgrade (its head and what followed, as bytes), null where
-   * there is none to take (an HTTP/2 stream: its upgrade is refused).
+   * connection over for an admitted WebSocket upgrade, null where there is none to take (an
+   * HTTP/2 stream, which carries no upgrade).
    */
   Exchange(Snapshot.Source snapshots, GatewayEvents events, Upstream upstream,
       UpstreamPool pool, DecisionApi decisionApi, String proto, ClientSide client,
-      InetAddress peerAddress, Consumer<ByteBuf> webSocket) {
+      InetAddress peerAddress, Consumer<Upgrade> webSocket) {
     this.snapshots = snapshots;
     this.events = events;
     this.upstream = upstream;
@@ -260,10 +269,6 @@ final class Exchange implements RelayUpstream.Exchange {
           + " bytes");
       return;
     }
-    if (head.websocketUpgrade() && webSocket != null) {
-      handOver(length);
-      return;
-    }
     in.skipBytes(length);
     beginExchange();
   }
@@ -308,7 +313,8 @@ final class Exchange implements RelayUpstream.Exchange {
         : untrustedPeer;
     // For the access log: the time the request was decided, which sluice replay decides it at.
     decidedMicros = snap.accessLog ? AccessEntry.nowMicros() : -1;
-    admitted(snap.admission.admit(head, DecisionListener.HTTP, scratch));
+    admitted(snap.admission.admit(head, upgrading() ? DecisionListener.WS_CONNECT
+        : DecisionListener.HTTP, scratch));
   }
 
   /** Does what the admission step said; waits (bytes held) while it has not decided. */
@@ -334,6 +340,10 @@ final class Exchange implements RelayUpstream.Exchange {
         }, o.delayNanos(), TimeUnit.NANOSECONDS);
       }
       case FORWARD -> {
+        if (upgrading()) {
+          handOver(o, false);
+          return;
+        }
         if (verifiedRaw != null) {
           ByteBuf raw = verifiedRaw;
           String text = verifiedText;
@@ -427,6 +437,10 @@ final class Exchange implements RelayUpstream.Exchange {
   /** Answers a refusal: 429, or 503 for a fail-closed rule; the body that follows is dropped. */
   private void refuse(Outcome o) {
     Decision d = o.decision();
+    if (upgrading() && !d.degraded() && !snap.ws.refuseBeforeUpgrade()) {
+      handOver(o, true);   // the upgrade completes, then closes with 1013 "try again later"
+      return;
+    }
     // A refused "Expect: 100-continue" request may or may not send its body: only closing keeps
     // the next request from being read as that body.
     if (head.expectContinue() && head.hasBody()) {
@@ -806,7 +820,7 @@ final class Exchange implements RelayUpstream.Exchange {
         snap.config.logging(), decidedMicros, client.protocol() != null ? client.protocol()
         : head.http10() ? "HTTP/1.0" : "HTTP/1.1",
         head.header("referer"), head.header("user-agent"), peer.ip(), host,
-        AccessEntry.Forwarding.of(snap.config.trust(), head::headers), false);
+        AccessEntry.Forwarding.of(snap.config.trust(), head::headers), upgrading());
   }
 
   /** Goes on with what the client sent while its exchange was in flight. */
@@ -822,26 +836,44 @@ final class Exchange implements RelayUpstream.Exchange {
     }
   }
 
+  /** Whether the current request is a WebSocket upgrade this connection can take. */
+  private boolean upgrading() {
+    return webSocket != null && head.websocketUpgrade();
+  }
+
   /**
-   * Hands the connection over to the WebSocket pipeline: the upgrade's head (its target
-   * normalised) and what followed it; this exchange stops.
+   * Hands an admitted upgrade's connection over to the WebSocket pipeline: the request as read
+   * (its target normalised) and what followed it. This exchange stops; the request ends when
+   * the connection does ({@link #webSocketEnded}), holding what it was admitted with (a
+   * concurrency lease lasts the connection's life).
    */
-  private void handOver(int headLength) {
-    ByteBuf rest = client.alloc().buffer(headLength + 64);
-    writer.reset();
-    head.writeMethod(writer);
-    writer.put(" ").put(head.target().forwardTarget()).put(" HTTP/1.1\r\n");
-    for (int i = 0; i < head.fieldCount(); i++) {
-      head.writeField(writer, i);
-    }
-    writer.crlf();
-    writer.writeTo(rest);
-    in.skipBytes(headLength);
-    rest.writeBytes(in);
-    in.release();
-    in = null;
+  private void handOver(Outcome o, boolean refused) {
+    outcome = null;   // not cancelled by stop(): it lasts as long as the connection
+    Snapshot s = snap;
+    ByteBuf rest = in != null ? in.retainedSlice() : io.netty.buffer.Unpooled.EMPTY_BUFFER;
+    io.netty.handler.codec.http.HttpRequest request = head.toHttpRequest();
     stop();
-    webSocket.accept(rest);
+    ReferenceCountUtil.release(in);
+    in = null;
+    webSocket.accept(new Upgrade(request, rest, s, code -> webSocketEnded(o, code), refused));
+  }
+
+  /**
+   * The upgraded connection ended; the client got {@code code}: 101, or the guard's refusal of a
+   * full connection cap (429), or the upstream's failure (502, 504).
+   */
+  private void webSocketEnded(Outcome o, int code) {
+    o.ended();
+    status = code;
+    own = o.action() != Admission.Action.FORWARD ? null
+        : code == 429 ? RequestVerdict.OVER_CONCURRENCY : code >= 500 ? RequestVerdict.ERROR
+        : null;
+    outcome = o;
+    events.verdict(o.route(), verdict());
+    if (snap != null && snap.accessLog) {
+      events.exchange(accessEntry());
+    }
+    outcome = null;
   }
 
   /**

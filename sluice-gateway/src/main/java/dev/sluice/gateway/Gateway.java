@@ -308,18 +308,6 @@ public final class Gateway implements AutoCloseable {
         DecisionApi api = decisionApi;
         ServerTls serverTls = tls;
         String proto = tls != null ? "https" : "http";
-        // HTTP/2 streams and upgraded WebSockets: the Netty objects, after the HTTP codec.
-        Consumer<ChannelPipeline> objectPipeline = p -> {
-          p.addLast("front", new FrontHandler(snapshots, ev));
-          if (api != null) {
-            p.addLast("check", new CheckHandler(api));
-          }
-          p.addLast("limit", new HttpRateLimitHandler(lim, () -> snapshots.get().http, ev))
-              .addLast("ws-guard", new WebSocketGuardHandler(lim, () -> snapshots.get().ws, tick,
-                  ev))
-              .addLast("moderate", new ModerationHandler(snapshots, ev))
-              .addLast("proxy", new ProxyHandler(up, pool, snapshots, ev, proto));
-        };
         Channel server = new ServerBootstrap().group(boss, workers)
             .channel(Transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
@@ -346,12 +334,18 @@ public final class Gateway implements AutoCloseable {
                 }
                 p.addLast("idle", new IdleTimeout(idle));
                 p.addLast("relay", new RelayHandler(snapshots, ev, up, pool, api, proto,
-                    ws -> {
+                    (ws, upgrade) -> {
                       ws.addLast("http", new HttpServerCodec(new HttpDecoderConfig()
                           .setMaxInitialLineLength(g.maxInitialLineBytes())
                           .setMaxHeaderSize(g.maxHeaderBytes())
                           .setMaxChunkSize(64 * 1024)));
-                      objectPipeline.accept(ws);
+                      if (!upgrade.refused()) {
+                        ws.addLast("ws-guard", new WebSocketGuardHandler(lim,
+                            () -> upgrade.snap().ws, tick, ev))
+                            .addLast("moderate", new ModerationHandler(snapshots, ev));
+                      }
+                      ws.addLast("ws", new WebSocketFront(up, upgrade.snap(), ev, proto,
+                          upgrade.ended(), upgrade.refused()));
                     }));
               }
             })

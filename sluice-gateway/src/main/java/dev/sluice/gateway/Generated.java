@@ -2,9 +2,6 @@ package dev.sluice.gateway;
 
 import dev.sluice.core.http.Json;
 import dev.sluice.netty.CorsHeaders;
-import dev.sluice.netty.GeneratedResponses;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -17,9 +14,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
-import java.util.Locale;
-import java.util.Map;
 
 /** Responses the gateway writes itself: small JSON bodies, never cached, with CORS headers. */
 final class Generated {
@@ -37,18 +31,6 @@ final class Generated {
     if (cors != null) {
       cors.apply(request, r.headers());
     }
-    HttpUtil.setKeepAlive(r, keepAlive);
-    return r;
-  }
-
-  /**
-   * A generated error with no detail beyond its status, like {@code {"error":"bad gateway"}},
-   * JSON or HTML by {@code Accept} as the 429s are.
-   */
-  static FullHttpResponse error(HttpRequest request, HttpResponseStatus status, CorsHeaders cors,
-      boolean keepAlive) {
-    FullHttpResponse r = GeneratedResponses.error(request, status,
-        status.reasonPhrase().toLowerCase(Locale.ROOT), cors);
     HttpUtil.setKeepAlive(r, keepAlive);
     return r;
   }
@@ -97,21 +79,5 @@ final class Generated {
     int colon = m.indexOf(": ");
     String head = colon > 0 ? m.substring(0, colon) : m;
     return head.toLowerCase(java.util.Locale.ROOT);
-  }
-
-  /** {@code r} as the bytes of an HTTP/1.1 response, for the byte relay; releases {@code r}. */
-  static ByteBuf encode(FullHttpResponse r, HeadWriter w, ByteBufAllocator alloc) {
-    w.put("HTTP/1.1 " + r.status()).crlf();
-    Iterator<Map.Entry<CharSequence, CharSequence>> it = r.headers().iteratorCharSequence();
-    while (it.hasNext()) {
-      Map.Entry<CharSequence, CharSequence> e = it.next();
-      w.field(e.getKey().toString(), e.getValue().toString());
-    }
-    w.crlf();
-    ByteBuf out = alloc.buffer(w.length() + r.content().readableBytes());
-    w.writeTo(out);
-    out.writeBytes(r.content());
-    r.release();
-    return out;
   }
 }

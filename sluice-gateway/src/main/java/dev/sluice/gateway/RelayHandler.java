@@ -8,7 +8,6 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.util.function.Consumer;
 
 /**
  * An HTTP/1.1 connection's handler: its bytes go to its {@link Exchange} as they arrive, and the
@@ -25,14 +24,14 @@ final class RelayHandler extends ChannelDuplexHandler {
   private final UpstreamPool pool;
   private final DecisionApi decisionApi;
   private final String proto;
-  private final Consumer<ChannelPipeline> webSocketPipeline;
+  private final java.util.function.BiConsumer<ChannelPipeline, Exchange.Upgrade> webSocketPipeline;
 
   private ChannelHandlerContext ctx;
   private Exchange exchange;
 
   RelayHandler(Snapshot.Source snapshots, GatewayEvents events, Upstream upstream,
       UpstreamPool pool, DecisionApi decisionApi, String proto,
-      Consumer<ChannelPipeline> webSocketPipeline) {
+      java.util.function.BiConsumer<ChannelPipeline, Exchange.Upgrade> webSocketPipeline) {
     this.snapshots = snapshots;
     this.events = events;
     this.upstream = upstream;
@@ -62,12 +61,17 @@ final class RelayHandler extends ChannelDuplexHandler {
 
   /**
    * Installs the WebSocket pipeline after this handler, which sees the connection open, then
-   * the upgrade's head and what followed it; this handler leaves.
+   * the upgrade as the exchange read it and what followed it; this handler leaves.
    */
-  private void handOver(ByteBuf headAndRest) {
-    webSocketPipeline.accept(ctx.pipeline());
+  private void handOver(Exchange.Upgrade upgrade) {
+    webSocketPipeline.accept(ctx.pipeline(), upgrade);
     ctx.fireChannelActive();
-    ctx.fireChannelRead(headAndRest);
+    ctx.fireChannelRead(upgrade.request());
+    if (upgrade.rest().isReadable()) {
+      ctx.fireChannelRead(upgrade.rest());
+    } else {
+      upgrade.rest().release();
+    }
     ctx.fireChannelReadComplete();
     exchange = null;
     if (ctx.pipeline().context(this) != null) {

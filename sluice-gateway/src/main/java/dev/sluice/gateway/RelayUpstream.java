@@ -73,7 +73,7 @@ final class RelayUpstream implements UpstreamLink.Side {
   RelayUpstream(ClientSide client, Upstream upstream, UpstreamPool pool,
       GatewayEvents events, HeadWriter writer, Exchange exchange) {
     this.client = client;
-    this.link = new UpstreamLink(client, upstream, pool, events, false, this);
+    this.link = new UpstreamLink(client, upstream, pool, events, this);
     this.writer = writer;
     this.exchange = exchange;
   }

@@ -7,8 +7,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * A client side's connection to the upstream, whichever owner frames its exchanges (the relay's
- * {@link RelayUpstream} in bytes, an HTTP/2 stream's {@link ProxyHandler} in HTTP objects): taken
+ * A client side's connection to the upstream, for the {@link RelayUpstream} of its exchange: taken
  * from the loop's {@link UpstreamPool} or opened, the client's reads paused while it connects and
  * while it takes no more, the response timer, a failure reported, and at the end the connection
  * given back or closed. Event loop only.
@@ -37,8 +36,6 @@ final class UpstreamLink implements UpstreamPool.Owner {
   private final Upstream upstream;
   private final UpstreamPool pool;
   private final GatewayEvents events;
-  /** Whether responses arrive decoded (HTTP objects) or as bytes. */
-  private final boolean http;
   private final Side side;
   private final Deadline responseTimer;
 
@@ -47,12 +44,11 @@ final class UpstreamLink implements UpstreamPool.Owner {
   private boolean released;
 
   UpstreamLink(ClientSide client, Upstream upstream, UpstreamPool pool, GatewayEvents events,
-      boolean http, Side side) {
+      Side side) {
     this.client = client;
     this.upstream = upstream;
     this.pool = pool;
     this.events = events;
-    this.http = http;
     this.side = side;
     this.responseTimer = new Deadline(client.eventLoop(), side::timedOut);
   }
@@ -73,13 +69,13 @@ final class UpstreamLink implements UpstreamPool.Owner {
     if (up != null && up.isActive()) {
       return true;
     }
-    up = pool.take(client.eventLoop(), this, http);
+    up = pool.take(client.eventLoop(), this);
     if (up != null) {
       return true;
     }
     connecting = true;
     client.pause(ReadGate.UPSTREAM);
-    pool.connect(client.eventLoop(), snap, this, http).addListener((ChannelFutureListener) done -> {
+    pool.connect(client.eventLoop(), snap, this).addListener((ChannelFutureListener) done -> {
       connecting = false;
       if (released || !client.isActive()) {
         done.channel().close();   // what waited is the side's to release, with its client

@@ -22,9 +22,8 @@ import javax.net.ssl.SSLException;
  * one it got while it lives; when it closes, a kept-alive upstream connection goes back to an idle
  * pool of its event loop (at most {@value #MAX_IDLE} per loop), and the next client connection on
  * that loop takes it instead of connecting. Every upstream connection lives on its client's event
- * loop, so a request and its response never change threads. An idle connection carries bytes; the
- * {@link RelayHandler} takes it as it is, and an HTTP/2 stream's {@link ProxyHandler} takes it with
- * the HTTP codec ({@link UpstreamCodec}) put in front, removed again when it comes back.
+ * loop, so a request and its response never change threads. Connections carry bytes: every
+ * exchange, whatever its client's protocol, speaks HTTP/1.1 to the upstream as bytes.
  */
 final class UpstreamPool {
 
@@ -53,20 +52,14 @@ final class UpstreamPool {
     this.upstream = upstream;
   }
 
-  /**
-   * An idle connection of {@code loop} handed to {@code owner}, or null; with {@code http}, it
-   * decodes responses into HTTP objects, else bytes arrive. On the loop only.
-   */
-  Channel take(EventLoop loop, Owner owner, boolean http) {
+  /** An idle connection of {@code loop} handed to {@code owner}, or null. On the loop only. */
+  Channel take(EventLoop loop, Owner owner) {
     ArrayDeque<Channel> q = idle.get();
     Channel c;
     while ((c = q.pollLast()) != null) {
       if (c.isActive() && c.eventLoop() == loop) {
         Handler h = handler(c);
         h.owner = owner;
-        if (http) {
-          c.pipeline().addBefore(OWNER, null, new UpstreamCodec());
-        }
         return c;
       }
       c.close();
@@ -74,33 +67,23 @@ final class UpstreamPool {
     return null;
   }
 
-  /**
-   * Parks {@code up} (a kept-alive connection with no exchange in flight) as bytes, or closes it:
-   * bytes its codec holds undecoded (a response's unframed excess) mean it is out of step.
-   */
+  /** Parks {@code up} (a kept-alive connection with no exchange in flight), or closes it. */
   void giveBack(Channel up) {
     handler(up).owner = null;
     ArrayDeque<Channel> q = idle.get();
-    UpstreamCodec codec = up.pipeline().get(UpstreamCodec.class);
-    if (!up.isActive() || q.size() >= MAX_IDLE || codec != null && !codec.atRest()) {
+    if (!up.isActive() || q.size() >= MAX_IDLE) {
       up.close();
       return;
-    }
-    if (codec != null) {
-      up.pipeline().remove(codec);
     }
     q.add(up);
   }
 
-  /** Opens a connection on {@code loop} for {@code owner}, decoding HTTP with {@code http}. */
-  ChannelFuture connect(EventLoop loop, Snapshot snap, Owner owner, boolean http) {
+  /** Opens a connection on {@code loop} for {@code owner}. */
+  ChannelFuture connect(EventLoop loop, Snapshot snap, Owner owner) {
     Handler handler = new Handler(owner);
     return open(bootstrap(loop, snap, new ChannelInitializer<SocketChannel>() {
       @Override
       protected void initChannel(SocketChannel ch) {
-        if (http) {
-          ch.pipeline().addLast(new UpstreamCodec());
-        }
         ch.pipeline().addLast(OWNER, handler);
         upstream.secure(ch);
       }

@@ -274,7 +274,8 @@ final class Exchange implements RelayUpstream.Exchange {
   }
 
   private void beginExchange() {
-    keepAlive = head.keepAlive() && !inputClosed;
+    // An upgrade leaves this exchange (handed over), or is answered and the connection closes.
+    keepAlive = head.keepAlive() && !inputClosed && !upgrading();
     bodyChunked = head.chunked();
     bodyLeft = bodyChunked ? -1 : Math.max(0, head.contentLength());
     bodySeen = 0;

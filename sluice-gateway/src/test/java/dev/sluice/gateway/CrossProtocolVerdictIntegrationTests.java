@@ -71,7 +71,7 @@ class CrossProtocolVerdictIntegrationTests {
     List<String> http1 = play("--http1.1");
     List<String> http2 = play("--http2-prior-knowledge");
     List<String> expected = List.of(
-        "health exempt", "open exempt",
+        "health exempt", "open allowed",
         "tight allowed", "tight refused",
         "watched allowed", "watched shadow-refused",
         "paced allowed", "paced delayed",

@@ -103,7 +103,7 @@ class AccessLogIntegrationTests {
     assertThat(lines.get(3)).contains("\"route\":\"watched\",\"rule\":\"watch\","
         + "\"outcome\":\"allowed\"");
     assertThat(lines.get(4)).contains("\"route\":\"watched\",\"rule\":\"watch\","
-        + "\"outcome\":\"shadow\"");
+        + "\"outcome\":\"shadow-refused\"");
     assertThat(lines.get(5)).contains("\"method\":\"POST\",\"path\":\"/api/upload\","
         + "\"status\":413,").contains("\"outcome\":\"invalid\",\"upstream_ms\":null,");
     // /healthz is the upstream's path like any other (issue 20); a path no route matches has

@@ -976,8 +976,7 @@ public final class Admission {
               : RequestVerdict.REFUSED;
         }
         default -> {
-          if (check == null || check.exempt() || check.allowlisted()
-              || decision == null && check.rules().isEmpty() && check.plain()) {
+          if (check == null || check.exempt() || check.allowlisted()) {
             return RequestVerdict.EXEMPT;
           }
           if (esc != null && esc.cleared) {

@@ -9,7 +9,7 @@ package dev.sluice.core.policy;
  * moderation refused ({@link #MODERATED}).
  */
 public enum RequestVerdict {
-  /** Forwarded; every rule allowed. */
+  /** Forwarded; every rule allowed (or none applied). */
   ALLOWED("allowed"),
   /** A rule refused (429, or the rule's status). */
   REFUSED("refused"),
@@ -35,7 +35,7 @@ public enum RequestVerdict {
   UNAVAILABLE("unavailable"),
   /** Forwarded while the store could not answer: each rule's onStoreError allowed it. */
   DEGRADED("degraded"),
-  /** Never limited: an exempt route, an allow-listed client, a CORS preflight, no rule. */
+  /** Never limited: an exempt route, an allow-listed client, a CORS preflight. */
   EXEMPT("exempt"),
   /** The gateway refused the request's form itself (400, 405, 408, 413, 414, 417, 431). */
   INVALID("invalid"),

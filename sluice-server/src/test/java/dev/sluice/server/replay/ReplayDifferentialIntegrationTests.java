@@ -123,7 +123,7 @@ class ReplayDifferentialIntegrationTests {
     }
     // The traffic reached every kind of decision.
     assertThat(expected).anyMatch(e -> e.startsWith("refused analysis"))
-        .anyMatch(e -> e.startsWith("refused login")).anyMatch(e -> e.startsWith("shadow watch"))
+        .anyMatch(e -> e.startsWith("refused login")).anyMatch(e -> e.startsWith("shadow-refused watch"))
         .anyMatch(e -> e.startsWith("refused read")).anyMatch(e -> e.startsWith("allowed"));
   }
 

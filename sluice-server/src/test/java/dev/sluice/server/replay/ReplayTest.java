@@ -203,6 +203,6 @@ class ReplayTest {
     assertThat(heard).hasSize(17);
     assertThat(heard.get(0)).isEqualTo("1 allowed analysis analysis");
     assertThat(heard.get(15)).isEqualTo("16 refused analysis analysis");
-    assertThat(heard.get(16)).isEqualTo("17 exempt null null");
+    assertThat(heard.get(16)).isEqualTo("17 exempt null healthz");
   }
 }

@@ -1,89 +1,128 @@
 package dev.sluice.server.admin;
 
-import com.sun.net.httpserver.HttpExchange;
-import java.io.IOException;
-import java.io.OutputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The console's server-sent event streams: at most {@value #MAX} open at once (one per open
- * console page), each sent the latest event only.
+ * console page), each sent every event while its client takes them.
  *
- * <p>Why a thread per stream. The admin listener is the JDK's {@code HttpServer}, whose response
- * bodies are blocking writes to a blocking socket channel: a writer that a slow or stalled
- * client holds up can do nothing else meanwhile. One writer for every stream would let one
- * stalled page freeze every other; a thread per stream keeps each stall to itself. The threads
- * are bounded by {@value #MAX} (a stream past that is a 503 before any thread starts), each has
- * a small stack, and memory per stream is one event: a stream that falls behind skips to the
- * newest event rather than queueing. A write that has not finished after {@value
- * #WRITE_TIMEOUT_SECONDS} s is ended by interrupting its thread: the channel is an
- * interruptible NIO channel, so the interrupt closes the connection and frees the slot. A client
- * that goes away is noticed by the next write, at most a second or two later.
+ * <p>What a slow reader costs. A stream's connection is not written while Netty holds more than
+ * the admin listener's high water mark for it ({@link AdminServer#WRITE_HIGH_WATER} bytes):
+ * the event is skipped (each is the whole live view, so a page that catches up misses nothing
+ * but history the charts reload). So a stream holds at most that mark plus one event in memory,
+ * besides the kernel's socket buffers. A stream that has had no room for {@value
+ * #STALL_SECONDS} s ({@link #expireStalled}, once a second) is closed, and its slot is free; when
+ * every slot is taken, a new page takes the slot of the stream that has had no room the longest.
+ * A page that reads never loses its stream to one that does not.
+ *
+ * <p>All writes happen on the stream's own event loop; {@link #publish} hands them over, so the
+ * console's thread never waits on a client.
  */
 final class EventStreams implements AutoCloseable {
 
   static final int MAX = 16;
-  static final long WRITE_TIMEOUT_SECONDS = 10;
-  private static final long STACK_BYTES = 256 * 1024;
+  static final long STALL_SECONDS = 10;
   /** Sent first: the browser's reconnect delay and a comment that flushes the headers. */
   private static final byte[] HELLO = "retry: 2000\n: sluice console\n\n"
       .getBytes(StandardCharsets.UTF_8);
 
   private final int max;
-  private final long writeTimeoutNanos;
+  private final long stallNanos;
+  private final LongSupplier nanos;
   private final Set<Stream> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger count = new AtomicInteger();
-  private final AtomicLong ids = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
+  private final AtomicLong skipped = new AtomicLong();
+  private final AtomicLong cut = new AtomicLong();
   private volatile boolean closed;
 
-  /** At most {@value #MAX} streams, a write ended after {@value #WRITE_TIMEOUT_SECONDS} s. */
+  /** At most {@value #MAX} streams, a stream without room closed after {@value #STALL_SECONDS} s. */
   EventStreams() {
-    this(MAX, java.time.Duration.ofSeconds(WRITE_TIMEOUT_SECONDS));
+    this(MAX, Duration.ofSeconds(STALL_SECONDS), System::nanoTime);
   }
 
-  EventStreams(int max, java.time.Duration writeTimeout) {
+  EventStreams(int max, Duration stallTimeout, LongSupplier nanos) {
     this.max = max;
-    this.writeTimeoutNanos = writeTimeout.toNanos();
+    this.stallNanos = stallTimeout.toNanos();
+    this.nanos = nanos;
   }
 
   /**
-   * Starts streaming to {@code exchange}, which the stream then owns and closes; false, with
-   * nothing sent, when {@value #MAX} streams are open (the caller answers 503).
+   * On {@code channel}'s event loop: writes {@code head}, the hello and {@code first} (when not
+   * null), and keeps the stream until its connection closes; false, with nothing written, when
+   * every slot is taken by a stream that has room.
    */
-  boolean open(HttpExchange exchange, byte[] first) throws IOException {
-    if (closed || count.incrementAndGet() > max) {
-      count.decrementAndGet();
+  boolean open(Channel channel, HttpResponse head, byte[] first) {
+    if (closed || !reserve()) {
       refused.incrementAndGet();
       return false;
     }
-    Stream s;
-    try {
-      exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-      exchange.getResponseHeaders().set("Cache-Control", "no-store");
-      exchange.getResponseHeaders().set("X-Accel-Buffering", "no");
-      exchange.sendResponseHeaders(200, 0);
-      s = new Stream(exchange);
-      open.add(s);
-    } catch (IOException | RuntimeException e) {
-      count.decrementAndGet();
-      throw e;
-    }
+    Stream s = new Stream(channel);
+    open.add(s);
+    channel.closeFuture().addListener(f -> s.release());
+    channel.write(head);
+    channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(HELLO)));
     if (first != null) {
-      s.offer(first);
+      channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(first)));
     }
-    s.thread.start();
+    channel.flush();
     return true;
+  }
+
+  /** A slot, taken from the stream that has had no room the longest when all are taken. */
+  private boolean reserve() {
+    for (;;) {
+      int n = count.get();
+      if (n < max) {
+        if (count.compareAndSet(n, n + 1)) {
+          return true;
+        }
+        continue;
+      }
+      Stream victim = null;
+      for (Stream s : open) {
+        long since = s.blockedSince;
+        if (since != 0 && (victim == null || since - victim.blockedSince < 0)) {
+          victim = s;
+        }
+      }
+      if (victim == null) {
+        return false;
+      }
+      if (victim.release()) {
+        cut.incrementAndGet();
+        victim.channel.close();
+      }
+    }
   }
 
   /** Hands {@code event} (one or more complete SSE events) to every open stream. */
   void publish(byte[] event) {
     for (Stream s : open) {
-      s.offer(event);
+      s.channel.eventLoop().execute(() -> s.send(event));
+    }
+  }
+
+  /** Closes every stream that has had no room for the stall timeout. */
+  void expireStalled() {
+    long now = nanos.getAsLong();
+    for (Stream s : open) {
+      long since = s.blockedSince;
+      if (since != 0 && now - since >= stallNanos && s.release()) {
+        cut.incrementAndGet();
+        s.channel.close();
+      }
     }
   }
 
@@ -92,90 +131,65 @@ final class EventStreams implements AutoCloseable {
     return count.get();
   }
 
-  /** Streams refused because {@value #MAX} were open, since start. */
+  /** Streams refused because every slot was taken, since start. */
   long refused() {
     return refused.get();
   }
 
-  /** Ends every stream whose write has taken longer than {@value #WRITE_TIMEOUT_SECONDS} s. */
-  void expireStalled(long nanoNow) {
-    for (Stream s : open) {
-      long since = s.writingSince;
-      if (since != 0 && nanoNow - since > writeTimeoutNanos) {
-        s.thread.interrupt();
-      }
-    }
+  /** Events not written to a stream that had no room, since start. */
+  long skipped() {
+    return skipped.get();
+  }
+
+  /** Streams closed because they had no room for the stall timeout, or gave their slot up. */
+  long cut() {
+    return cut.get();
   }
 
   @Override
   public void close() {
     closed = true;
     for (Stream s : open) {
-      s.stop();
+      s.release();
+      s.channel.close();
     }
   }
 
-  /** One open stream: its exchange, its thread and the next event to write. */
-  private final class Stream implements Runnable {
-    final HttpExchange exchange;
-    final Thread thread;
-    /** When the current write started (System.nanoTime, never 0), or 0 between writes. */
-    volatile long writingSince;
-    private byte[] next;
-    private boolean stopped;
+  /** One open stream: its connection, and since when it has had no room (0: it has room). */
+  private final class Stream {
+    final Channel channel;
+    volatile long blockedSince;
+    private final AtomicBoolean released = new AtomicBoolean();
 
-    Stream(HttpExchange exchange) {
-      this.exchange = exchange;
-      this.thread = new Thread(null, this, "sluice-console-stream-" + ids.incrementAndGet(),
-          STACK_BYTES);
-      thread.setDaemon(true);
+    Stream(Channel channel) {
+      this.channel = channel;
     }
 
-    synchronized void offer(byte[] event) {
-      next = event;
-      notifyAll();
-    }
-
-    synchronized void stop() {
-      stopped = true;
-      notifyAll();
-      thread.interrupt();
-    }
-
-    private synchronized byte[] take() throws InterruptedException {
-      while (next == null && !stopped) {
-        wait();
+    /** On the loop: the event when the connection has room, else a skip. */
+    void send(byte[] event) {
+      if (released.get() || !channel.isActive()) {
+        return;
       }
-      byte[] e = next;
-      next = null;
-      return stopped ? null : e;
-    }
-
-    @Override
-    public void run() {
-      try {
-        OutputStream out = exchange.getResponseBody();
-        write(out, HELLO);
-        for (byte[] e = take(); e != null; e = take()) {
-          write(out, e);
+      if (channel.isWritable()) {
+        blockedSince = 0;
+        channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event)),
+            channel.voidPromise());
+      } else {
+        if (blockedSince == 0) {
+          blockedSince = nanos.getAsLong() | 1;
         }
-      } catch (IOException | InterruptedException e) {
-        // the page went away, the write stalled past its timeout, or the server is stopping
-      } finally {
-        open.remove(this);
-        count.decrementAndGet();
-        exchange.close();
+        skipped.incrementAndGet();
       }
     }
 
-    private void write(OutputStream out, byte[] bytes) throws IOException {
-      writingSince = System.nanoTime() | 1;
-      try {
-        out.write(bytes);
-        out.flush();
-      } finally {
-        writingSince = 0;
+    /** Gives the slot back, once; true the first time. */
+    boolean release() {
+      if (!released.compareAndSet(false, true)) {
+        return false;
       }
+      open.remove(this);
+      count.decrementAndGet();
+      return true;
     }
   }
 }

@@ -29,6 +29,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -62,9 +63,6 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
   static final class Registry {
     private final AdminServer server;
     private final Set<AdminConnection> open = new LinkedHashSet<>();
-    private long evicted;
-    private long timedOut;
-    private long refused;
 
     Registry(AdminServer server) {
       this.server = server;
@@ -72,7 +70,7 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
 
     void accept(SocketChannel ch) {
       if (open.size() >= server.options.maxConnections() && !evictOne()) {
-        refused++;
+        server.metrics.adminClosed("full");
         ch.close();
         return;
       }
@@ -100,7 +98,7 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
         return false;
       }
       open.remove(victim);
-      evicted++;
+      server.metrics.adminClosed("cap");
       victim.channel.close();
       return true;
     }
@@ -118,7 +116,7 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
       long now = server.nanos.getAsLong();
       for (AdminConnection c : Set.copyOf(open)) {
         if (now - c.deadline() >= 0) {
-          timedOut++;
+          server.metrics.adminClosed(c.timeoutReason());
           c.channel.close();
         }
       }
@@ -128,16 +126,8 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
       return open.size();
     }
 
-    long evicted() {
-      return evicted;
-    }
-
-    long timedOut() {
-      return timedOut;
-    }
-
-    long refused() {
-      return refused;
+    List<AdminConnection> all() {
+      return List.copyOf(open);
     }
   }
 
@@ -146,7 +136,8 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
   private Phase phase = Phase.WAITING;
   /** When the current phase began (the listener's clock). */
   private long phaseSince;
-  /** When the first byte of the head being read came, or 0 when none has come. */
+  /** Whether a head has begun (its first byte came, or the connection is new), and when. */
+  private boolean headStarted;
   private long headSince;
   private final ArrayDeque<FullHttpRequest> queue = new ArrayDeque<>();
   private boolean closing;
@@ -160,8 +151,9 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
         return;
       }
       // Bytes outside a body start the next head (pipelined ones too, while one is answered).
-      if (headSince == 0 && phase != Phase.BODY && msg instanceof ByteBuf b && b.isReadable()) {
-        headSince = server.nanos.getAsLong() | 1;
+      if (!headStarted && phase != Phase.BODY && msg instanceof ByteBuf b && b.isReadable()) {
+        headStarted = true;
+        headSince = server.nanos.getAsLong();
       }
       ctx.fireChannelRead(msg);
     }
@@ -172,7 +164,7 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       if (msg instanceof HttpRequest) {
-        headSince = 0;
+        headStarted = false;
         if (phase == Phase.WAITING) {
           enter(Phase.BODY);
         }
@@ -188,7 +180,8 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
     this.server = server;
     this.channel = channel;
     this.phaseSince = server.nanos.getAsLong();
-    this.headSince = phaseSince | 1;
+    this.headStarted = true;
+    this.headSince = phaseSince;
   }
 
   private void enter(Phase p) {
@@ -198,18 +191,27 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
 
   /** Since when this connection has waited in its phase (for eviction: oldest first). */
   long waitingSince() {
-    return phase == Phase.WAITING && headSince != 0 ? headSince : phaseSince;
+    return phase == Phase.WAITING && headStarted ? headSince : phaseSince;
   }
 
   /** When this connection's phase times out; far ahead for the phases without a deadline. */
   long deadline() {
     AdminOptions o = server.options;
     return switch (phase) {
-      case WAITING -> headSince != 0 ? headSince + o.headTimeout().toNanos()
+      case WAITING -> headStarted ? headSince + o.headTimeout().toNanos()
           : phaseSince + o.idleTimeout().toNanos();
       case BODY -> phaseSince + o.bodyTimeout().toNanos();
       case WRITING -> phaseSince + o.idleTimeout().toNanos();
       case WORKING, STREAMING -> server.nanos.getAsLong() + Long.MAX_VALUE / 2;
+    };
+  }
+
+  /** Which timeout {@link #deadline()} is, for the metric. */
+  String timeoutReason() {
+    return switch (phase) {
+      case WAITING -> headStarted ? "head-timeout" : "idle-timeout";
+      case BODY -> "body-timeout";
+      default -> "idle-timeout";
     };
   }
 
@@ -246,12 +248,14 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
         String what = status == 414 ? "the request line may be at most " + AdminServer.MAX_LINE
             + " bytes" : status == 431 ? "the header section may be at most "
             + AdminServer.MAX_HEADERS + " bytes" : "a malformed request";
+        server.metrics.adminRefused("malformed");
         write(req, AdminAnswer.json(status, "{\"error\":\"" + what + "\"}"), true);
         return;
       }
       AdminCall call = call(req);
       AdminDoor.Verdict v = server.door.check(call, (InetSocketAddress) channel.localAddress());
       if (v.refusal() != null) {
+        server.metrics.adminRefused(v.reason());
         write(req, v.refusal(), false);
         return;
       }
@@ -275,6 +279,7 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
           channel.eventLoop().execute(() -> write(req, answer, false));
         });
       } catch (RejectedExecutionException e) {
+        server.metrics.adminRefused("busy");
         write(req, AdminAnswer.json(503, "{\"error\":\"the admin API is busy: " + AdminServer.QUEUE
             + " requests are waiting\"}").with("Retry-After", "1"), false);
       }

@@ -36,10 +36,13 @@ final class AdminDoor {
   /** Decisions spend quota like the gateway's requests: the read rule, not the mutation one. */
   static final String CHECK_PATH = "/v1/check";
 
-  /** What the door decided: a refusal to send, or null and the caller's auth for the log. */
-  record Verdict(AdminAnswer refusal, String auth) {}
+  /**
+   * What the door decided: a refusal to send and why ({@code host}, {@code cross-site},
+   * {@code token}), or no refusal and the caller's auth for the log.
+   */
+  record Verdict(AdminAnswer refusal, String reason, String auth) {}
 
-  private static final Verdict ANONYMOUS = new Verdict(null, "anonymous");
+  private static final Verdict ANONYMOUS = new Verdict(null, null, "anonymous");
 
   private final Set<String> hosts;
   private final AdminToken token;
@@ -55,7 +58,7 @@ final class AdminDoor {
     this.hosts = Set.copyOf(hosts);
     this.token = token;
     this.readsNeedToken = readsNeedToken && token != null;
-    this.holder = token == null ? null : new Verdict(null, token.id());
+    this.holder = token == null ? null : new Verdict(null, null, token.id());
   }
 
   boolean readsNeedToken() {
@@ -70,11 +73,11 @@ final class AdminDoor {
     }
     String host = call.header("Host");
     if (host == null || host.isBlank()) {
-      return refuse(AdminAnswer.json(400, "{\"error\":\"a Host header is required\"}"));
+      return refuse("host", AdminAnswer.json(400, "{\"error\":\"a Host header is required\"}"));
     }
     String name = hostName(host.strip().toLowerCase(Locale.ROOT));
     if (name == null || !ours(name, local.getAddress())) {
-      return refuse(AdminAnswer.json(421, "{\"error\":\"misdirected request: Host "
+      return refuse("host", AdminAnswer.json(421, "{\"error\":\"misdirected request: Host "
           + quoted(host) + " is not a name of this admin listener\",\"expected\":"
           + "\"the listener's address, localhost on loopback, or a name given to "
           + "--admin-hosts\"}"));
@@ -88,7 +91,7 @@ final class AdminDoor {
       boolean otherOrigin = origin != null
           && !origin.strip().equalsIgnoreCase("http://" + host.strip());
       if (otherSite || otherOrigin) {
-        return refuse(AdminAnswer.json(403, "{\"error\":\"forbidden: a cross-site request ("
+        return refuse("cross-site", AdminAnswer.json(403, "{\"error\":\"forbidden: a cross-site request ("
             + (otherOrigin ? "Origin " + quoted(origin) : "Sec-Fetch-Site " + quoted(site))
             + "); the admin API answers only its own pages and clients that are not "
             + "browsers\"}"));
@@ -102,20 +105,20 @@ final class AdminDoor {
       return token != null && token.accepts(call.header("Authorization")) ? holder : ANONYMOUS;
     }
     if (token == null) {
-      return refuse(AdminAnswer.json(403, "{\"error\":\"forbidden: state changes need the "
+      return refuse("token", AdminAnswer.json(403, "{\"error\":\"forbidden: state changes need the "
           + "admin token, and this server has none (it could not write one at start; give "
           + "--admin-token-file)\"}"));
     }
     if (!token.accepts(call.header("Authorization"))) {
-      return refuse(AdminAnswer.json(401, "{\"error\":\"unauthorized: send Authorization: "
+      return refuse("token", AdminAnswer.json(401, "{\"error\":\"unauthorized: send Authorization: "
           + "Bearer <token>" + (mutation ? " (every state change needs it)" : "") + "\"}")
           .with("WWW-Authenticate", "Bearer realm=\"sluice-admin\""));
     }
     return holder;
   }
 
-  private static Verdict refuse(AdminAnswer answer) {
-    return new Verdict(answer, null);
+  private static Verdict refuse(String reason, AdminAnswer answer) {
+    return new Verdict(answer, reason, null);
   }
 
   private boolean ours(String name, InetAddress local) {

@@ -301,12 +301,17 @@ public final class AdminServer implements AutoCloseable {
 
   /** Connections open now. */
   int connections() {
-    return connections.size();
+    return onLoop(connections::size);
   }
 
   /** Looks at every connection's deadline now (the listener does so four times a timeout). */
   void sweep() {
     loop.submit(connections::sweep).syncUninterruptibly();
+  }
+
+  /** {@code task}'s result, computed on the listener's loop (for tests). */
+  <T> T onLoop(java.util.concurrent.Callable<T> task) {
+    return loop.submit(task).syncUninterruptibly().getNow();
   }
 
   @Override

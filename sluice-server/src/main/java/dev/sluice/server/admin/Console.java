@@ -80,7 +80,7 @@ public final class Console implements AutoCloseable {
   private final LongSupplier clock;
   private final Timeline timeline = new Timeline();
   private final Sampler sampler;
-  private final EventStreams streams = new EventStreams();
+  private final EventStreams streams;
   private final Map<String, byte[]> files = new LinkedHashMap<>();
   private ScheduledExecutorService thread;
   private long ticks;
@@ -100,6 +100,15 @@ public final class Console implements AutoCloseable {
   public Console(Metrics metrics, Store store, Supplier<LoadedPolicy> policy,
       Supplier<Instant> loadedAt, String version, StoreHealth health, AuditLog audit,
       ReloadHistory reloads, Auth auth, LongSupplier clock) {
+    this(metrics, store, policy, loadedAt, version, health, audit, reloads, auth, clock,
+        new EventStreams());
+  }
+
+  /** As above, with the page's event streams ({@code streams}: a test's bounds and clock). */
+  Console(Metrics metrics, Store store, Supplier<LoadedPolicy> policy,
+      Supplier<Instant> loadedAt, String version, StoreHealth health, AuditLog audit,
+      ReloadHistory reloads, Auth auth, LongSupplier clock, EventStreams streams) {
+    this.streams = streams;
     this.metrics = metrics;
     this.store = store;
     this.policy = policy;
@@ -259,7 +268,7 @@ public final class Console implements AutoCloseable {
     m.put("store", storeJson());
     Map<String, Object> pages = new LinkedHashMap<>();
     pages.put("open", streams.count());
-    pages.put("max", EventStreams.MAX);
+    pages.put("max", streams.max());
     pages.put("refused", streams.refused());
     pages.put("cut", streams.cut());
     m.put("streams", pages);
@@ -374,8 +383,8 @@ public final class Console implements AutoCloseable {
           req.only();
           byte[] first = clock.getAsLong() - lastEventAt < 2000 ? lastEvent : null;
           return AdminAnswer.eventStream(streams, first, AdminAnswer.json(503,
-              "{\"error\":\"too many event streams: " + EventStreams.MAX + " console pages are "
-              + "open\",\"max\":" + EventStreams.MAX + "}").with("Retry-After", "10"));
+              "{\"error\":\"too many event streams: " + streams.max() + " console pages are "
+              + "open\",\"max\":" + streams.max() + "}").with("Retry-After", "10"));
         }
         case "/v1/console/snapshot" -> {
           req.only();

@@ -126,6 +126,21 @@ final class EventStreams implements AutoCloseable {
     }
   }
 
+  /** Streams at most. */
+  int max() {
+    return max;
+  }
+
+  /** The most bytes any open stream's connection holds unwritten (Netty's, not the kernel's). */
+  long mostQueued() {
+    long most = 0;
+    for (Stream s : open) {
+      var out = s.channel.unsafe().outboundBuffer();
+      most = Math.max(most, out == null ? 0 : out.totalPendingWriteBytes());
+    }
+    return most;
+  }
+
   /** Streams open now. */
   int count() {
     return count.get();

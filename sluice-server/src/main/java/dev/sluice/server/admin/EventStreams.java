@@ -2,6 +2,10 @@ package dev.sluice.server.admin;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +37,10 @@ final class EventStreams implements AutoCloseable {
 
   static final int MAX = 16;
   static final long STALL_SECONDS = 10;
+  /** The kernel's send buffer of a stream's connection (Linux doubles it: 32 KiB). */
+  static final int SEND_BUFFER = 16 * 1024;
+  /** Bytes Netty holds for a stream before the stream has no room (and skips events). */
+  static final int QUEUE_BYTES = 8 * 1024;
   /** Sent first: the browser's reconnect delay and a comment that flushes the headers. */
   private static final byte[] HELLO = "retry: 2000\n: sluice console\n\n"
       .getBytes(StandardCharsets.UTF_8);
@@ -68,9 +76,21 @@ final class EventStreams implements AutoCloseable {
       refused.incrementAndGet();
       return false;
     }
+    // A fixed, small send buffer: the kernel's own grows to megabytes for a client that never
+    // reads (4.2 MB on Linux loopback), which would hide a stalled page for half an hour.
+    channel.config().setOption(ChannelOption.SO_SNDBUF, SEND_BUFFER);
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(QUEUE_BYTES / 2,
+        QUEUE_BYTES));
     Stream s = new Stream(channel);
     open.add(s);
     channel.closeFuture().addListener(f -> s.release());
+    channel.pipeline().addLast("room", new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        s.room(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+      }
+    });
     channel.write(head);
     channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(HELLO)));
     if (first != null) {
@@ -91,10 +111,12 @@ final class EventStreams implements AutoCloseable {
         continue;
       }
       Stream victim = null;
+      long victimSince = 0;
       for (Stream s : open) {
         long since = s.blockedSince;
-        if (since != 0 && (victim == null || since - victim.blockedSince < 0)) {
+        if (s.blocked && (victim == null || since - victimSince < 0)) {
           victim = s;
+          victimSince = since;
         }
       }
       if (victim == null) {
@@ -118,8 +140,7 @@ final class EventStreams implements AutoCloseable {
   void expireStalled() {
     long now = nanos.getAsLong();
     for (Stream s : open) {
-      long since = s.blockedSince;
-      if (since != 0 && now - since >= stallNanos && s.release()) {
+      if (s.blocked && now - s.blockedSince >= stallNanos && s.release()) {
         cut.incrementAndGet();
         s.channel.close();
       }
@@ -139,6 +160,11 @@ final class EventStreams implements AutoCloseable {
       most = Math.max(most, out == null ? 0 : out.totalPendingWriteBytes());
     }
     return most;
+  }
+
+  /** Streams that had no room at the last event. */
+  int blockedStreams() {
+    return (int) open.stream().filter(s -> s.blocked).count();
   }
 
   /** Streams open now. */
@@ -170,9 +196,10 @@ final class EventStreams implements AutoCloseable {
     }
   }
 
-  /** One open stream: its connection, and since when it has had no room (0: it has room). */
+  /** One open stream: its connection, and whether and since when it has had no room. */
   private final class Stream {
     final Channel channel;
+    volatile boolean blocked;
     volatile long blockedSince;
     private final AtomicBoolean released = new AtomicBoolean();
 
@@ -186,15 +213,19 @@ final class EventStreams implements AutoCloseable {
         return;
       }
       if (channel.isWritable()) {
-        blockedSince = 0;
         channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event)),
             channel.voidPromise());
       } else {
-        if (blockedSince == 0) {
-          blockedSince = nanos.getAsLong() | 1;
-        }
         skipped.incrementAndGet();
       }
+    }
+
+    /** On the loop, when Netty's queue for the stream crosses a water mark. */
+    void room(boolean writable) {
+      if (!writable && !blocked) {
+        blockedSince = nanos.getAsLong();
+      }
+      blocked = !writable;
     }
 
     /** Gives the slot back, once; true the first time. */

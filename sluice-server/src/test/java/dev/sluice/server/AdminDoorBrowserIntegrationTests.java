@@ -114,6 +114,15 @@ class AdminDoorBrowserIntegrationTests {
       b.await(Duration.ofSeconds(10), "the header says who acts", () ->
           text(b, "#who").equals("carol") && !hidden(b, "sign-out"));
       b.screenshot(ConsoleBrowserIntegrationTests.shots().resolve("console-after-action.png"));
+      b.await(Duration.ofSeconds(15), "the page sends its stream's nonce back (one every 10 s)",
+          () -> {
+            try {
+              return served.admin("GET", "/v1/console/snapshot").body()
+                  .matches("(?s).*\"acks\":[1-9].*");
+            } catch (Exception e) {
+              return false;
+            }
+          });
       b.assertNoConsoleErrors();
     }
   }

@@ -107,7 +107,7 @@ class ConsoleIntegrationTests {
       assertThat(extra.headers().firstValue("retry-after")).contains("10");
       assertThat(extra.body()).contains("too many event streams: 16 console pages are open");
       assertThat(admin("GET", "/v1/console/snapshot").body())
-          .contains("\"streams\":{\"open\":16,\"max\":16,\"refused\":985,\"cut\":0}");
+          .contains("\"streams\":{\"open\":16,\"max\":16,\"refused\":985,\"cut\":0,\"acks\":0}");
       assertThat(admin("GET", "/healthz").statusCode()).as("the listener still answers")
           .isEqualTo(200);
     } finally {

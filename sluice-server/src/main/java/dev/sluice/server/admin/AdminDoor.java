@@ -18,8 +18,8 @@ import java.util.Set;
  *   another local port ({@code ssh -L 8080:127.0.0.1:9090}) is the operator's.
  *   <li><b>Same origin.</b> A request that can change state (any method but GET and HEAD) is
  *   refused ({@code 403}) when {@code Sec-Fetch-Site} is present and not {@code same-origin}, or
- *   {@code Origin} is present and not this listener's own origin ({@code http://} and the
- *   {@code Host}); so is a {@code /v1/} read that a browser says another site sent, which could
+ *   {@code Origin} is present and not this listener's own origin ({@code http://} or
+ *   {@code https://}, and the {@code Host}); so is a {@code /v1/} read that a browser says another site sent, which could
  *   otherwise hold an event stream or the store's time. A client that is not a browser sends
  *   neither header and passes to the token check.
  *   <li><b>Token.</b> A state change under {@code /v1/} (lift, ban, reset) always needs the
@@ -88,8 +88,7 @@ final class AdminDoor {
     if (!read || api) {
       boolean otherSite = site != null && !(site.equalsIgnoreCase("same-origin")
           || read && site.equalsIgnoreCase("none"));
-      boolean otherOrigin = origin != null
-          && !origin.strip().equalsIgnoreCase("http://" + host.strip());
+      boolean otherOrigin = origin != null && !ownOrigin(origin.strip(), host.strip());
       if (otherSite || otherOrigin) {
         return refuse("cross-site", AdminAnswer.json(403, "{\"error\":\"forbidden: a cross-site request ("
             + (otherOrigin ? "Origin " + quoted(origin) : "Sec-Fetch-Site " + quoted(site))
@@ -115,6 +114,14 @@ final class AdminDoor {
           .with("WWW-Authenticate", "Bearer realm=\"sluice-admin\""));
     }
     return holder;
+  }
+
+  /**
+   * {@code http://} and the {@code Host}, or {@code https://} and it: a proxy that ends TLS in
+   * front of the listener serves the console on the same host.
+   */
+  private static boolean ownOrigin(String origin, String host) {
+    return origin.equalsIgnoreCase("http://" + host) || origin.equalsIgnoreCase("https://" + host);
   }
 
   private static Verdict refuse(String reason, AdminAnswer answer) {

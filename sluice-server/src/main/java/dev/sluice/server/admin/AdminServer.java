@@ -226,8 +226,9 @@ public final class AdminServer implements AutoCloseable {
   AdminAnswer answerNow(AdminCall call) {
     String path = call.rawPath();
     if (path.startsWith("/v1/")) {
-      // an event stream waits on nothing: a page never queues behind the store's answers
-      return console != null && path.equals(Console.EVENTS) ? console.serve(call) : null;
+      // a stream and its acks wait on nothing: a page never queues behind the store's answers
+      return console != null && (path.equals(Console.EVENTS) || path.equals(Console.ACK))
+          ? console.serve(call) : null;
     }
     if (console != null) {
       AdminAnswer a = console.page(call);

@@ -35,6 +35,7 @@ import java.util.function.Supplier;
  * GET /v1/console/reloads                  the last reloads and their results
  * GET /v1/console/audit                    the last admin actions
  * GET /v1/console/events                   server-sent events: the live view once a second
+ * GET /v1/console/ack?stream=ID&amp;nonce=N     the page's proof that it reads its stream
  * </pre>
  *
  * <p>A thread, {@code sluice-console}, samples the decision counters once a second into the
@@ -60,6 +61,7 @@ public final class Console implements AutoCloseable {
   /** How long a tick waits for the store's lists before it sends what it had. */
   private static final long STORE_WAIT_MS = 800;
   static final String EVENTS = "/v1/console/events";
+  static final String ACK = "/v1/console/ack";
 
   /**
    * What the page is told about the token: whether reads need it, whether state changes are
@@ -271,6 +273,7 @@ public final class Console implements AutoCloseable {
     pages.put("max", streams.max());
     pages.put("refused", streams.refused());
     pages.put("cut", streams.cut());
+    pages.put("acks", streams.acks());
     m.put("streams", pages);
     Map<String, Object> byRule = new LinkedHashMap<>();
     refused.forEach((rule, list) -> {
@@ -385,6 +388,13 @@ public final class Console implements AutoCloseable {
           return AdminAnswer.eventStream(streams, first, AdminAnswer.json(503,
               "{\"error\":\"too many event streams: " + streams.max() + " console pages are "
               + "open\",\"max\":" + streams.max() + "}").with("Retry-After", "10"));
+        }
+        case ACK -> {
+          req.only("stream", "nonce");
+          return streams.ack(req.query.get("stream"), req.query.get("nonce"))
+              ? AdminAnswer.json(200, "{\"acked\":true}")
+              : AdminAnswer.json(404, "{\"error\":\"no open stream with that id and a recent "
+                  + "nonce\"}");
         }
         case "/v1/console/snapshot" -> {
           req.only();

@@ -10,6 +10,8 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.security.SecureRandom;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,22 +23,34 @@ import java.util.function.LongSupplier;
  * The console's server-sent event streams: at most {@value #MAX} open at once (one per open
  * console page), each sent every event while its client takes them.
  *
- * <p>What a slow reader costs. A stream's connection is not written while Netty holds more than
- * the admin listener's high water mark for it ({@link AdminServer#WRITE_HIGH_WATER} bytes):
- * the event is skipped (each is the whole live view, so a page that catches up misses nothing
- * but history the charts reload). So a stream holds at most that mark plus one event in memory,
- * besides the kernel's socket buffers. A stream that has had no room for {@value
- * #STALL_SECONDS} s ({@link #expireStalled}, once a second) is closed, and its slot is free; when
- * every slot is taken, a new page takes the slot of the stream that has had no room the longest.
- * A page that reads never loses its stream to one that does not.
+ * <p>What a slow reader costs. A stream is written only while Netty holds less than
+ * {@value #QUEUE_BYTES} bytes for it; an event that finds no room is skipped (each is the whole
+ * live view, so a page that catches up misses nothing but chart points it reloads). So a stream
+ * holds at most that and one event in memory, and its kernel send buffer is fixed at
+ * {@value #SEND_BUFFER} bytes: left alone, Linux grows it to megabytes (4.2 MB measured on
+ * loopback) for a client that never reads. A stream that has had no room for
+ * {@value #STALL_SECONDS} s is closed; when every slot is taken, a new page takes the slot of the
+ * stream that has had no room the longest.
+ *
+ * <p>Why the page proves it reads. Room only runs out once the client's own receive buffer is
+ * full (about 130 KiB with Linux's defaults), which at the idle console's 750 bytes a second
+ * takes minutes. So every stream is sent its id first ({@code event: stream}) and a fresh random
+ * nonce every {@value #NONCE_SECONDS} s ({@code event: ack}); the page sends the nonce back
+ * ({@code GET /v1/console/ack?stream=ID&nonce=N}, {@link #ack}). A client that does not read
+ * cannot know it, and its stream is closed {@value #ACK_SECONDS} s after the last nonce came
+ * back (or after it opened).
  *
  * <p>All writes happen on the stream's own event loop; {@link #publish} hands them over, so the
- * console's thread never waits on a client.
+ * console's thread never waits on a client. {@link #expireStalled} runs once a second.
  */
 final class EventStreams implements AutoCloseable {
 
   static final int MAX = 16;
   static final long STALL_SECONDS = 10;
+  /** A new proof-of-reading nonce this often; a stream whose page has not sent one back... */
+  static final long NONCE_SECONDS = 10;
+  /** ...for this long is closed. */
+  static final long ACK_SECONDS = 30;
   /** The kernel's send buffer of a stream's connection (Linux doubles it: 32 KiB). */
   static final int SEND_BUFFER = 16 * 1024;
   /** Bytes Netty holds for a stream before the stream has no room (and skips events). */
@@ -47,6 +61,11 @@ final class EventStreams implements AutoCloseable {
 
   private final int max;
   private final long stallNanos;
+  private final long nonceNanos;
+  private final long ackNanos;
+  private final Map<String, Stream> byId = new ConcurrentHashMap<>();
+  private final SecureRandom random = new SecureRandom();
+  private final AtomicLong acks = new AtomicLong();
   private final LongSupplier nanos;
   private final Set<Stream> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger count = new AtomicInteger();
@@ -55,14 +74,21 @@ final class EventStreams implements AutoCloseable {
   private final AtomicLong cut = new AtomicLong();
   private volatile boolean closed;
 
-  /** At most {@value #MAX} streams, a stream without room closed after {@value #STALL_SECONDS} s. */
+  /**
+   * At most {@value #MAX} streams; a stream without room closed after {@value #STALL_SECONDS} s,
+   * one whose page has not sent a nonce back after {@value #ACK_SECONDS} s.
+   */
   EventStreams() {
-    this(MAX, Duration.ofSeconds(STALL_SECONDS), System::nanoTime);
+    this(MAX, Duration.ofSeconds(STALL_SECONDS), Duration.ofSeconds(ACK_SECONDS),
+        System::nanoTime);
   }
 
-  EventStreams(int max, Duration stallTimeout, LongSupplier nanos) {
+  EventStreams(int max, Duration stallTimeout, Duration ackTimeout, LongSupplier nanos) {
     this.max = max;
     this.stallNanos = stallTimeout.toNanos();
+    this.nonceNanos = Math.min(Duration.ofSeconds(NONCE_SECONDS).toNanos(),
+        ackTimeout.toNanos() / 3);
+    this.ackNanos = ackTimeout.toNanos();
     this.nanos = nanos;
   }
 
@@ -81,8 +107,9 @@ final class EventStreams implements AutoCloseable {
     channel.config().setOption(ChannelOption.SO_SNDBUF, SEND_BUFFER);
     channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(QUEUE_BYTES / 2,
         QUEUE_BYTES));
-    Stream s = new Stream(channel);
+    Stream s = new Stream(channel, token());
     open.add(s);
+    byId.put(s.id, s);
     channel.closeFuture().addListener(f -> s.release());
     channel.pipeline().addLast("room", new ChannelInboundHandlerAdapter() {
       @Override
@@ -93,11 +120,34 @@ final class EventStreams implements AutoCloseable {
     });
     channel.write(head);
     channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(HELLO)));
+    channel.write(new DefaultHttpContent(Unpooled.copiedBuffer("event: stream\ndata: "
+        + s.id + "\n\n", StandardCharsets.US_ASCII)));
+    s.nonce(nanos.getAsLong());
     if (first != null) {
       channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(first)));
     }
     channel.flush();
     return true;
+  }
+
+  /**
+   * A page's proof that it reads stream {@code id}: {@code nonce} is one of the last two the
+   * stream was sent. True when it is (the stream's ack clock restarts).
+   */
+  boolean ack(String id, String nonce) {
+    Stream s = id == null ? null : byId.get(id);
+    if (s == null || nonce == null || !s.knows(nonce)) {
+      return false;
+    }
+    s.ackedAt = nanos.getAsLong();
+    acks.incrementAndGet();
+    return true;
+  }
+
+  private String token() {
+    byte[] b = new byte[12];
+    random.nextBytes(b);
+    return java.util.HexFormat.of().formatHex(b);
   }
 
   /** A slot, taken from the stream that has had no room the longest when all are taken. */
@@ -136,15 +186,25 @@ final class EventStreams implements AutoCloseable {
     }
   }
 
-  /** Closes every stream that has had no room for the stall timeout. */
+  /**
+   * Closes every stream that has had no room for the stall timeout, or whose page has sent no
+   * nonce back for the ack timeout.
+   */
   void expireStalled() {
     long now = nanos.getAsLong();
     for (Stream s : open) {
-      if (s.blocked && now - s.blockedSince >= stallNanos && s.release()) {
+      boolean stalled = s.blocked && now - s.blockedSince >= stallNanos;
+      boolean unread = now - s.ackedAt >= ackNanos;
+      if ((stalled || unread) && s.release()) {
         cut.incrementAndGet();
         s.channel.close();
       }
     }
+  }
+
+  /** Nonces pages sent back, since start. */
+  long acks() {
+    return acks.get();
   }
 
   /** Streams at most. */
@@ -196,15 +256,38 @@ final class EventStreams implements AutoCloseable {
     }
   }
 
-  /** One open stream: its connection, and whether and since when it has had no room. */
+  /**
+   * One open stream: its connection, whether and since when it has had no room, its id, its
+   * last two nonces and when one came back.
+   */
   private final class Stream {
     final Channel channel;
+    final String id;
     volatile boolean blocked;
     volatile long blockedSince;
+    volatile long ackedAt;
+    private volatile String nonce;
+    private volatile String previous;
+    private long nonceAt;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    Stream(Channel channel) {
+    Stream(Channel channel, String id) {
       this.channel = channel;
+      this.id = id;
+      this.ackedAt = nanos.getAsLong();
+    }
+
+    /** On the loop: writes a new nonce (unflushed) and keeps the last one. */
+    void nonce(long now) {
+      previous = nonce;
+      nonce = token();
+      nonceAt = now;
+      channel.write(new DefaultHttpContent(Unpooled.copiedBuffer("event: ack\ndata: " + nonce
+          + "\n\n", StandardCharsets.US_ASCII)));
+    }
+
+    boolean knows(String n) {
+      return n.equals(nonce) || n.equals(previous);
     }
 
     /** On the loop: the event when the connection has room, else a skip. */
@@ -213,8 +296,13 @@ final class EventStreams implements AutoCloseable {
         return;
       }
       if (channel.isWritable()) {
-        channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event)),
+        channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(event)),
             channel.voidPromise());
+        long now = nanos.getAsLong();
+        if (now - nonceAt >= nonceNanos) {
+          nonce(now);
+        }
+        channel.flush();
       } else {
         skipped.incrementAndGet();
       }
@@ -234,6 +322,7 @@ final class EventStreams implements AutoCloseable {
         return false;
       }
       open.remove(this);
+      byId.remove(id);
       count.decrementAndGet();
       return true;
     }

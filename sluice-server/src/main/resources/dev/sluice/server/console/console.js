@@ -735,9 +735,12 @@
     var from = t - WINDOW_1S;
     Object.keys(rates).forEach(function (rule) {
       if (!state.seconds[rule]) {
+        // A rule that first counts after the history loaded had nothing before: a zero just
+        // before its first second, or the line would ramp from the window's start.
+        var before = Math.floor(t / 1000) * 1000 - 1000;
         state.seconds[rule] = {};
         OUTCOMES.forEach(function (o) {
-          state.seconds[rule][o] = [];
+          state.seconds[rule][o] = [[before, 0]];
         });
       }
       OUTCOMES.forEach(function (o, i) {
@@ -880,10 +883,29 @@
     $('live').className = 'badge' + (cls ? ' ' + cls : '');
   }
 
-  /** Reads server-sent events ("event: tick" and one "data:" line each) until the end. */
+  /**
+   * Sends a nonce of the stream back: the server closes a stream whose page proves for 30 s
+   * that it does not read it (a tab gone to sleep, a client that only holds the connection).
+   */
+  function ack(stream, nonce) {
+    if (!stream) {
+      return;
+    }
+    fetch('/v1/console/ack?stream=' + encodeURIComponent(stream) + '&nonce='
+      + encodeURIComponent(nonce), {headers: headers(), cache: 'no-store', credentials: 'omit'})
+      .catch(function () {
+        // the stream ends anyway if the server never hears back; the page reconnects
+      });
+  }
+
+  /**
+   * Reads server-sent events until the end: "event: stream" (this stream's id), "event: ack" (a
+   * nonce to send back), "event: tick" (the live view).
+   */
   async function read(reader, gen) {
     var decoder = new TextDecoder();
     var buffer = '';
+    var stream = null;
     for (;;) {
       var chunk = await reader.read();
       if (chunk.done || gen !== state.streamGen) {
@@ -895,12 +917,19 @@
         var block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         var data = '';
+        var name = 'message';
         block.split('\n').forEach(function (line) {
           if (line.indexOf('data:') === 0) {
             data += line.slice(5).trim();
+          } else if (line.indexOf('event:') === 0) {
+            name = line.slice(6).trim();
           }
         });
-        if (data) {
+        if (name === 'stream') {
+          stream = data;
+        } else if (name === 'ack') {
+          ack(stream, data);
+        } else if (data) {
           onTick(JSON.parse(data));
         }
       }

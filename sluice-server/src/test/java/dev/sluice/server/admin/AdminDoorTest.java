@@ -102,7 +102,8 @@ class AdminDoorTest {
         {"Origin", "http://attacker.example"},
         {"Origin", "null"},
         {"Origin", "http://127.0.0.1:9091"},
-        {"Origin", "https://127.0.0.1:9090"},
+        {"Origin", "https://attacker.example"},
+        {"Origin", "http://127.0.0.1:9090.attacker.example"},
         {"Sec-Fetch-Site", "cross-site"},
         {"Sec-Fetch-Site", "same-site"},
         {"Sec-Fetch-Site", "none"},
@@ -118,6 +119,9 @@ class AdminDoorTest {
     assertThat(status(door.check(call("POST", "/v1/keys/login/1.2.3.4/reset", "Host",
         "127.0.0.1:9090", "Authorization", auth, "Origin", "http://127.0.0.1:9090",
         "Sec-Fetch-Site", "same-origin"), LOOPBACK))).as("the console itself").isZero();
+    assertThat(status(door.check(call("POST", "/v1/keys/login/1.2.3.4/reset", "Host",
+        "127.0.0.1:9090", "Authorization", auth, "Origin", "https://127.0.0.1:9090"), LOOPBACK)))
+        .as("the console behind a proxy that ends TLS").isZero();
     assertThat(status(door.check(call("POST", "/v1/keys/login/1.2.3.4/reset", "Host",
         "127.0.0.1:9090", "Authorization", auth), LOOPBACK))).as("curl, sluice admin").isZero();
     assertThat(status(door.check(call("POST", "/v1/check", "Host", "127.0.0.1:9090",

@@ -24,13 +24,14 @@ import org.junit.jupiter.api.Test;
 /**
  * The console's event streams against clients that open a stream and never read it, on the
  * admin listener itself (its pipeline, its water marks): what such a stream holds, how its slot
- * comes free, and that a page that reads keeps its stream throughout. The stall timeout reads a
- * clock the test moves.
+ * comes free, that a page that reads keeps its stream throughout, and the nonces a page sends
+ * back to prove it reads. The stall and ack timeouts read a clock the test moves.
  */
 class EventStreamsIntegrationTests {
 
   final AtomicLong nanos = new AtomicLong(Long.MAX_VALUE - 5_000_000_000L);
-  final EventStreams streams = new EventStreams(2, Duration.ofSeconds(10), nanos::get);
+  final EventStreams streams = new EventStreams(2, Duration.ofSeconds(10),
+      Duration.ofSeconds(30), nanos::get);
   final Closer open = new Closer();
   AdminServer admin;
 
@@ -149,5 +150,110 @@ class EventStreamsIntegrationTests {
     streams.publish(event);
     await("the reader still gets every event", () -> read.get() > readBefore + event.length);
     assertThat(streams.count()).isEqualTo(1);
+  }
+
+  /** A client that reads its stream to a queue of lines, on a thread of its own. */
+  final class Reader implements AutoCloseable {
+    final java.util.concurrent.BlockingQueue<String> lines =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    final java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    final Thread thread;
+    volatile java.io.InputStream body;
+
+    Reader() throws Exception {
+      java.net.http.HttpResponse<java.io.InputStream> r = client.send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+              + admin.port() + "/v1/console/events")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(r.statusCode()).isEqualTo(200);
+      body = r.body();
+      thread = new Thread(() -> {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(
+            new java.io.InputStreamReader(body, StandardCharsets.UTF_8))) {
+          for (String line; (line = in.readLine()) != null; ) {
+            lines.add(line);
+          }
+        } catch (IOException e) {
+          // closed by the server or the test
+        }
+        lines.add("<end>");
+      });
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    /** The data of the next {@code event: name} block. */
+    String next(String name) throws InterruptedException {
+      for (;;) {
+        String line = lines.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(line).as("an event: " + name).isNotNull().isNotEqualTo("<end>");
+        if (line.equals("event: " + name)) {
+          String data = lines.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+          assertThat(data).startsWith("data: ");
+          return data.substring(6);
+        }
+      }
+    }
+
+    /** Whether the server ended the stream (the reader saw its end). */
+    boolean ended() throws InterruptedException {
+      for (;;) {
+        String line = lines.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+        if (line == null) {
+          return false;
+        }
+        if (line.equals("<end>")) {
+          return true;
+        }
+      }
+    }
+
+    int ack(String stream, String nonce) throws Exception {
+      return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+          "http://127.0.0.1:" + admin.port() + "/v1/console/ack?stream=" + stream + "&nonce="
+              + nonce)).build(), java.net.http.HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    }
+
+    @Override
+    public void close() throws IOException {
+      body.close();
+    }
+  }
+
+  @Test
+  void aPageThatReadsSendsItsNoncesBack_aClientThatOnlyHoldsTheStreamIsClosedAfter30s()
+      throws Exception {
+    try (Reader page = new Reader(); Reader holder = new Reader()) {
+      String id = page.next("stream");
+      String first = page.next("ack");
+      String holderId = holder.next("stream");
+      assertThat(holderId).isNotEqualTo(id).matches("[0-9a-f]{24}");
+      assertThat(page.ack(id, "0".repeat(24))).as("a guessed nonce").isEqualTo(404);
+      assertThat(page.ack(holderId, first)).as("another stream's nonce").isEqualTo(404);
+
+      nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+      byte[] tick = "event: tick\ndata: {}\n\n".getBytes(StandardCharsets.UTF_8);
+      streams.publish(tick);
+      String second = page.next("ack");
+      assertThat(second).as("a new nonce every 10 s").isNotEqualTo(first);
+      assertThat(page.ack(id, first)).as("the one before is still good").isEqualTo(200);
+      nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+      streams.publish(tick);
+      page.next("ack");
+      assertThat(page.ack(id, first)).as("two nonces ago").isEqualTo(404);
+      assertThat(page.ack(id, second)).isEqualTo(200);
+
+      nanos.addAndGet(Duration.ofSeconds(9).toNanos());
+      streams.expireStalled();
+      assertThat(streams.count()).as("29 s without a nonce from the holder").isEqualTo(2);
+      nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+      streams.expireStalled();
+      assertThat(streams.count()).isEqualTo(1);
+      assertThat(holder.ended()).as("the holder's stream is closed").isTrue();
+      assertThat(streams.acks()).isEqualTo(2);
+      streams.publish(tick);
+      assertThat(page.next("tick")).as("the page still gets the live view").isNotEmpty();
+    }
   }
 }

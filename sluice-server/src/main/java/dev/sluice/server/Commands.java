@@ -138,7 +138,8 @@ final class Commands {
           new Flag("--admin", "HOST:PORT", "the server's admin listener (default 127.0.0.1:9090;"
               + " also", "SLUICE_ADMIN)"),
           new Flag("--token-file", "FILE", "send the bearer token in FILE (also "
-              + "SLUICE_ADMIN_TOKEN_FILE)"),
+              + "SLUICE_ADMIN_TOKEN_FILE; default:", "the token a server here generated, "
+              + "~/.local/state/sluice/admin-token)"),
           new Flag("--actor", "NAME", "who is asking, for the server's log (default: $USER)"),
           new Flag("--json", "", "print the server's JSON instead of a table"),
           new Flag("--limit", "N", "at most N keys in a listing, 1 to 1000 (default 100)"),

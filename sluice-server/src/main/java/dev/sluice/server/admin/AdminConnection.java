@@ -313,20 +313,24 @@ final class AdminConnection extends ChannelInboundHandlerAdapter {
       if (!channel.isActive()) {
         return;
       }
+      boolean head = req.method().name().equals("HEAD");
+      if (a.streams != null && head) {
+        a = AdminAnswer.of(200, a.type, new byte[0]);   // its head only: no stream opens
+      }
       if (a.streams != null) {
-        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-        headers(head.headers(), a);
-        head.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        head.headers().set("X-Accel-Buffering", "no");
+        HttpResponse start = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
+            HttpResponseStatus.OK);
+        headers(start.headers(), a);
+        start.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        start.headers().set("X-Accel-Buffering", "no");
         enter(Phase.STREAMING);
-        if (a.streams.open(channel, head, a.firstEvent)) {
+        if (a.streams.open(channel, start, a.firstEvent)) {
           return;
         }
         enter(Phase.WORKING);
         a = a.whenFull;
       }
       boolean keepAlive = !close && HttpUtil.isKeepAlive(req);
-      boolean head = req.method().name().equals("HEAD");
       FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
           HttpResponseStatus.valueOf(a.status),
           head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(a.body));

@@ -166,6 +166,20 @@ class AdminDoorIntegrationTests {
   }
 
   @Test
+  void aTokenPlaceOthersMayWrite_isNotTrusted_stateChangesRefused() throws Exception {
+    Path state = dir.resolve("shared");
+    Path sluiceDir = Files.createDirectories(state.resolve("sluice"));
+    Files.setPosixFilePermissions(sluiceDir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Files.writeString(sluiceDir.resolve("admin-token"), "planted-by-someone-else-0123\n");
+    SluiceServer s = serve(state);
+    assertThat(s.adminTokenFile()).isNull();
+    assertThat(log.toString(StandardCharsets.UTF_8)).contains("no admin token")
+        .contains("may be written by others (rwxrwxrwx)");
+    assertThat(admin(s, "POST", "/v1/keys/login/1.2.3.4/reset", "Authorization",
+        "Bearer planted-by-someone-else-0123").statusCode()).isEqualTo(403);
+  }
+
+  @Test
   void aForeignHost_isRefused_everywhereButTheProbes_andAGivenNameIsAnswered()
       throws Exception {
     SluiceServer s = serve(dir.resolve("state"), "--admin-hosts", "Sluice-Admin.internal");

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -96,6 +97,7 @@ public final class AdminToken {
     boolean created = false;
     if (!Files.exists(file)) {
       Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIR));
+      ownersOnly(dir);
       byte[] random = new byte[RANDOM_BYTES];
       new SecureRandom().nextBytes(random);
       String token = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
@@ -110,6 +112,14 @@ public final class AdminToken {
       } finally {
         Files.deleteIfExists(tmp);
       }
+    }
+    ownersOnly(dir);
+    UserPrincipal owner = Files.getOwner(file);
+    UserPrincipal me = file.getFileSystem().getUserPrincipalLookupService()
+        .lookupPrincipalByName(System.getProperty("user.name"));
+    if (!owner.equals(me)) {
+      throw new IOException(file + " belongs to " + owner.getName() + ", not to "
+          + me.getName() + " who runs the server: a token someone else wrote is theirs");
     }
     String text = Files.readString(file, StandardCharsets.UTF_8).strip();
     if (text.length() < 16 || text.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
@@ -127,6 +137,24 @@ public final class AdminToken {
       warning = "cannot check who may read " + file + " (no POSIX permissions here)";
     }
     return new Generated(new AdminToken(sha256(text)), file, created, warning);
+  }
+
+  /**
+   * A directory others may write to could get a token of theirs put in it (or ours replaced)
+   * before the server reads it.
+   */
+  private static void ownersOnly(Path dir) throws IOException {
+    try {
+      Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
+      if (perms.contains(PosixFilePermission.GROUP_WRITE)
+          || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
+        throw new IOException(dir + " may be written by others ("
+            + PosixFilePermissions.toString(perms) + "): chmod 700 it, or give "
+            + "--admin-token-file");
+      }
+    } catch (UnsupportedOperationException e) {
+      // no POSIX permissions here: the warning about the file says so
+    }
   }
 
   /** True when {@code authorization} is {@code Bearer <this token>}. */

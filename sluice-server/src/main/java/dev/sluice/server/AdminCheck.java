@@ -1,24 +1,22 @@
 package dev.sluice.server;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import dev.sluice.rls.CheckApi;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import dev.sluice.server.admin.AdminAnswer;
+import dev.sluice.server.admin.AdminCall;
+import dev.sluice.server.admin.AdminEndpoint;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
  * {@code POST /v1/check} on the admin listener ({@code --check-api admin}), behind the admin
- * token. The admin listener's threads block while a decision is pending (at most
- * {@value #WAIT_SECONDS} s, then 503): it is the place for a few calls from operators' tools;
- * services that ask for every request want {@code --check-api HOST:PORT}, which never blocks.
+ * listener's door. The admin listener's worker threads block while a decision is pending (at
+ * most {@value #WAIT_SECONDS} s, then 503): it is the place for a few calls from operators'
+ * tools; services that ask for every request want {@code --check-api HOST:PORT}, which never
+ * blocks.
  */
-final class AdminCheck implements HttpHandler {
+final class AdminCheck implements AdminEndpoint {
 
   static final int WAIT_SECONDS = 10;
 
@@ -29,25 +27,18 @@ final class AdminCheck implements HttpHandler {
   }
 
   @Override
-  public void handle(HttpExchange exchange) throws IOException {
-    if (!exchange.getRequestURI().getRawPath().equals(CheckApi.PATH)) {
-      send(exchange, new CheckApi.Answer(404, "{\"error\":\"not found\"}", -1));
-      return;
+  public AdminAnswer answer(AdminCall call) throws InterruptedException {
+    if (!call.rawPath().equals(CheckApi.PATH)) {
+      return answer(new CheckApi.Answer(404, "{\"error\":\"not found\"}", -1));
     }
-    if (!exchange.getRequestMethod().equals("POST")) {
-      exchange.getResponseHeaders().set("Allow", "POST");
-      send(exchange, new CheckApi.Answer(405, "{\"error\":\"method not allowed\",\"detail\":"
-          + "\"" + CheckApi.PATH + " answers POST with a JSON body\"}", -1));
-      return;
+    if (!call.method().equals("POST")) {
+      return answer(new CheckApi.Answer(405, "{\"error\":\"method not allowed\",\"detail\":"
+          + "\"" + CheckApi.PATH + " answers POST with a JSON body\"}", -1)).with("Allow", "POST");
     }
-    byte[] body;
-    try (InputStream in = exchange.getRequestBody()) {
-      body = in.readNBytes(CheckApi.MAX_BODY_BYTES + 1);
-    }
+    byte[] body = call.body();
     if (body.length > CheckApi.MAX_BODY_BYTES) {
-      send(exchange, new CheckApi.Answer(413, "{\"error\":\"payload too large\",\"detail\":"
+      return answer(new CheckApi.Answer(413, "{\"error\":\"payload too large\",\"detail\":"
           + "\"a decision request may be at most " + CheckApi.MAX_BODY_BYTES + " bytes\"}", -1));
-      return;
     }
     CheckApi.Answer answer;
     try {
@@ -58,23 +49,13 @@ final class AdminCheck implements HttpHandler {
           + "within " + WAIT_SECONDS + " s\"}", -1);
     } catch (ExecutionException e) {
       answer = new CheckApi.Answer(500, "{\"error\":\"internal error\"}", -1);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return;
     }
-    send(exchange, answer);
+    return answer(answer);
   }
 
-  private static void send(HttpExchange exchange, CheckApi.Answer a) throws IOException {
-    byte[] bytes = a.json().getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    if (a.retryAfterSeconds() >= 0) {
-      exchange.getResponseHeaders().set("Retry-After", Long.toString(a.retryAfterSeconds()));
-    }
-    exchange.sendResponseHeaders(a.status(), bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+  private static AdminAnswer answer(CheckApi.Answer a) {
+    AdminAnswer out = AdminAnswer.of(a.status(), "application/json; charset=utf-8", a.json());
+    return a.retryAfterSeconds() < 0 ? out
+        : out.with("Retry-After", Long.toString(a.retryAfterSeconds()));
   }
 }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import dev.sluice.server.admin.AdminToken;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -25,8 +26,11 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * {@code sluice admin}: a command-line client of a running server's incident endpoints (see
  * {@code Incidents}). Prints a table, or the server's JSON with {@code --json}.
  *
+ * <p>The token: {@code --token-file}, else {@code SLUICE_ADMIN_TOKEN_FILE}, else the token a
+ * server on this machine generated for this user ({@link AdminToken#defaultFile}) when it exists.
+ *
  * <p>Exit codes: 0 done; 1 not found (an unknown rule, a key that is not banned); 2 usage (a bad
- * command line, or input or a token the server refused: 400, 401); 3 the server or its store
+ * command line, or input or a token the server refused: 400, 401, 403, 421); 3 the server or its store
  * cannot be reached (no connection, no answer in 10 s, 5xx).
  */
 final class AdminCommand {
@@ -73,6 +77,11 @@ final class AdminCommand {
           "127.0.0.1:9090"));
       InetSocketAddress admin = Main.hostPort("--admin", address, "127.0.0.1");
       String tokenFile = o.getOrDefault("--token-file", env.get("SLUICE_ADMIN_TOKEN_FILE"));
+      if (tokenFile == null || tokenFile.isBlank()) {
+        // the token a server on this machine generated for this user, when there is one
+        Path generated = AdminToken.defaultFile(env);
+        tokenFile = Files.isReadable(generated) ? generated.toString() : null;
+      }
       String token = tokenFile == null || tokenFile.isBlank() ? null : readToken(tokenFile);
       String actor = o.getOrDefault("--actor", env.getOrDefault("USER", ""));
       String limit = o.get("--limit");
@@ -222,9 +231,14 @@ final class AdminCommand {
       err.println("sluice admin: " + error + (status == 404 && body != null
           && body.get("expected") != null ? " (expected: " + body.get("expected") + ")" : ""));
     }
+    if (!json && status == 401) {
+      err.println("sluice admin: give the server's admin token with --token-file (the file its "
+          + "log names at start: --admin-token-file, or the generated "
+          + AdminToken.defaultFile(env) + ")");
+    }
     return switch (status) {
       case 404 -> NOT_FOUND;
-      case 400, 401, 405 -> USAGE;
+      case 400, 401, 403, 405, 421 -> USAGE;
       default -> UNREACHABLE;
     };
   }

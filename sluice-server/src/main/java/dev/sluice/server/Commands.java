@@ -85,8 +85,19 @@ final class Commands {
           new Flag("--admin", "HOST:PORT|off", "admin listener: the console at / (in a "
               + "browser), /healthz, /livez,", "/readyz, /metrics, /v1/... (default "
               + "127.0.0.1:9090; 'off' for none)"),
-          new Flag("--admin-token-file", "FILE", "require Authorization: Bearer <the file's "
-              + "token> on every", "/v1/ admin request; also SLUICE_ADMIN_TOKEN_FILE"),
+          new Flag("--admin-token-file", "FILE", "the admin token: every state change needs it, "
+              + "and with this flag", "every /v1/ read too (default: a token generated at first "
+              + "start", "in ~/.local/state/sluice/admin-token); also SLUICE_ADMIN_TOKEN_FILE"),
+          new Flag("--admin-hosts", "NAMES", "names the admin listener answers to besides its "
+              + "address and", "localhost, comma-separated (else 421); also SLUICE_ADMIN_HOSTS"),
+          new Flag("--admin-head-timeout", "DURATION", "time for a request head on the admin "
+              + "listener (default 10s)"),
+          new Flag("--admin-body-timeout", "DURATION", "time for a request body on the admin "
+              + "listener (default 10s)"),
+          new Flag("--admin-idle-timeout", "DURATION", "time an admin connection may wait for "
+              + "its next request or", "take an answer (default 1m)"),
+          new Flag("--admin-max-connections", "N", "admin connections open at once (default "
+              + "128); past it the one", "waiting longest for a head or a body is closed"),
           new Flag("--store", "URI", "memory (default), redis://HOST:PORT, rediss://HOST:PORT,",
               "redis-cluster://H1:P1,H2:P2; also SLUICE_STORE"),
           new Flag("--io-threads", "N", "the gateway's I/O threads (default: one per core; "
@@ -127,7 +138,8 @@ final class Commands {
           new Flag("--admin", "HOST:PORT", "the server's admin listener (default 127.0.0.1:9090;"
               + " also", "SLUICE_ADMIN)"),
           new Flag("--token-file", "FILE", "send the bearer token in FILE (also "
-              + "SLUICE_ADMIN_TOKEN_FILE)"),
+              + "SLUICE_ADMIN_TOKEN_FILE; default:", "the token a server here generated, "
+              + "~/.local/state/sluice/admin-token)"),
           new Flag("--actor", "NAME", "who is asking, for the server's log (default: $USER)"),
           new Flag("--json", "", "print the server's JSON instead of a table"),
           new Flag("--limit", "N", "at most N keys in a listing, 1 to 1000 (default 100)"),

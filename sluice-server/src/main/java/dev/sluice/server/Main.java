@@ -3,10 +3,12 @@ package dev.sluice.server;
 import dev.sluice.core.Secrets;
 import dev.sluice.policy.ConfigError;
 import dev.sluice.policy.ConfigException;
+import dev.sluice.policy.Durations;
 import dev.sluice.policy.LoadedPolicy;
 import dev.sluice.policy.PolicyFormat;
 import dev.sluice.policy.PolicyLoader;
 import dev.sluice.policy.RlsSettings;
+import dev.sluice.server.admin.AdminOptions;
 import dev.sluice.server.log.Logging;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -287,7 +289,57 @@ public final class Main {
     }
     return new ServeOptions(config, listen, upstream, admin, store, Duration.ofSeconds(1),
         ioThreads, rls, dryRun, token == null ? null : Path.of(token), tls(o, upstream),
-        checkApi);
+        checkApi, adminOptions(o, env));
+  }
+
+  /** The admin listener's names, timeouts and cap from their flags (and SLUICE_ADMIN_HOSTS). */
+  private static AdminOptions adminOptions(Map<String, String> o, Map<String, String> env)
+      throws UsageException {
+    AdminOptions a = AdminOptions.DEFAULTS;
+    try {
+      String hosts = setting(o, "--admin-hosts", env, "SLUICE_ADMIN_HOSTS");
+      if (hosts != null) {
+        List<String> names = new ArrayList<>();
+        for (String h : hosts.split(",")) {
+          if (!h.isBlank()) {
+            names.add(h.strip());
+          }
+        }
+        a = a.withHosts(names);
+      }
+      if (o.containsKey("--admin-head-timeout")) {
+        a = a.withHeadTimeout(duration(o, "--admin-head-timeout"));
+      }
+      if (o.containsKey("--admin-body-timeout")) {
+        a = a.withBodyTimeout(duration(o, "--admin-body-timeout"));
+      }
+      if (o.containsKey("--admin-idle-timeout")) {
+        a = a.withIdleTimeout(duration(o, "--admin-idle-timeout"));
+      }
+      if (o.containsKey("--admin-max-connections")) {
+        String n = o.get("--admin-max-connections");
+        int max;
+        try {
+          max = Integer.parseInt(n);
+        } catch (NumberFormatException e) {
+          throw new UsageException("--admin-max-connections : \"" + n + "\" (expected: a "
+              + "number of connections like 128)");
+        }
+        a = a.withMaxConnections(max);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    return a;
+  }
+
+  private static Duration duration(Map<String, String> o, String flag) throws UsageException {
+    try {
+      return Durations.parsePositive(o.get(flag));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(flag + " : \"" + o.get(flag) + "\" (expected: " + e.getMessage()
+          + ")");
+    }
   }
 
   /** The process's log from {@code --log-level}/{@code --log-format} or their variables. */

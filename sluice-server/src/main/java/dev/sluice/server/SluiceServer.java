@@ -26,7 +26,9 @@ import dev.sluice.server.admin.ReloadHistory;
 import dev.sluice.server.admin.StoreHealth;
 import dev.sluice.server.log.AccessLog;
 import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -54,12 +56,13 @@ public final class SluiceServer implements AutoCloseable {
   private final Runnable hangup;
   private final Log log;
   private final AccessLog accessLog;
+  private final Path adminTokenFile;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private SluiceServer(AtomicReference<LoadedPolicy> policy, Store store, EventLoopGroup loops,
       Metrics metrics, GatewayStarter.Running gateway, RlsServer rls, CheckServer check,
       AdminServer admin, PolicyReloader reloader, TlsReloader tlsReloader, Runnable hangup,
-      Log log, AccessLog accessLog) {
+      Log log, AccessLog accessLog, Path adminTokenFile) {
     this.policy = policy;
     this.store = store;
     this.loops = loops;
@@ -73,6 +76,7 @@ public final class SluiceServer implements AutoCloseable {
     this.hangup = hangup;
     this.log = log;
     this.accessLog = accessLog;
+    this.adminTokenFile = adminTokenFile;
   }
 
   /**
@@ -121,8 +125,30 @@ public final class SluiceServer implements AutoCloseable {
     }
     AtomicReference<LoadedPolicy> ref = new AtomicReference<>(installed);
 
-    AdminToken token = options.adminTokenFile() == null ? null
-        : AdminToken.read(options.adminTokenFile());
+    // The operator's token guards every /v1/ request; a generated one, state changes.
+    AdminToken token = null;
+    Path tokenFile = options.adminTokenFile();
+    boolean tokenGenerated = false;
+    if (tokenFile != null) {
+      token = AdminToken.read(tokenFile);
+    } else if (options.admin() != null) {
+      tokenFile = options.adminOptions().generatedTokenFile() != null
+          ? options.adminOptions().generatedTokenFile() : AdminToken.defaultFile(env);
+      try {
+        AdminToken.Generated g = AdminToken.generated(tokenFile);
+        token = g.token();
+        tokenGenerated = true;
+        log.info(g.created() ? "admin token generated" : "admin token", "file", tokenFile,
+            "for", "state changes on the admin API (sluice admin and the console read it)");
+        if (g.warning() != null) {
+          log.warn(g.warning());
+        }
+      } catch (IOException | RuntimeException e) {
+        log.warn("no admin token: state changes on the admin API are refused; give "
+            + "--admin-token-file", "file", tokenFile, "cause", String.valueOf(e.getMessage()));
+        tokenFile = null;
+      }
+    }
     StoreHealth health = storeSettings.local() ? StoreHealth.memory()
         : StoreHealth.remote(PolicyLoader.redact(storeSettings.uri()));
     // The gateway's loops exist before the store, which may put a Redis connection on each.
@@ -175,19 +201,27 @@ public final class SluiceServer implements AutoCloseable {
         AuditLog audit = new AuditLog(log::info, Instant::now);
         Incidents incidents = new Incidents(store, () -> ref.get().config().policy().rules(),
             audit);
+        boolean readsNeedToken = !tokenGenerated && token != null;
         Console console = new Console(metrics, store, ref::get, r::loadedAt, Version.get(),
-            health, audit, r.history(), token != null, System::currentTimeMillis);
-        admin = listen("--admin", options.admin(), () -> AdminServer.start(options.admin(),
-            metrics, ref::get, r::loadedAt, Version.get(), health, incidents, token, console));
+            health, audit, r.history(), new Console.Auth(readsNeedToken, token != null,
+                tokenGenerated ? tokenFile.toString() : null), System::currentTimeMillis);
+        AdminServer.Builder adminBuilder = AdminServer.builder(metrics, ref::get, r::loadedAt,
+            Version.get(), health).incidents(incidents).console(console)
+            .token(token, readsNeedToken).options(options.adminOptions());
+        admin = listen("--admin", options.admin(), () -> adminBuilder.start(options.admin()));
         log.info("admin listening", "address", "http://" + host(options.admin()) + ":"
             + admin.port(), "endpoints", String.join(",", AdminServer.ENDPOINTS),
             "incidents", "/v1/bans,/v1/refused,/v1/keys", "console", "http://"
             + host(options.admin()) + ":" + admin.port() + "/", "auth",
-            token == null ? "none" : "bearer token from " + options.adminTokenFile());
-        if (token == null && !options.admin().getAddress().isLoopbackAddress()) {
+            token == null ? "none: state changes refused"
+                : (readsNeedToken ? "bearer token from " + tokenFile + " on every /v1/ request"
+                    : "bearer token from " + tokenFile + " on state changes"),
+            "hosts", options.adminOptions().hosts().isEmpty() ? "its address, localhost"
+                : "its address, localhost, " + String.join(",", options.adminOptions().hosts()));
+        if (!readsNeedToken && !options.admin().getAddress().isLoopbackAddress()) {
           log.warn("the admin listener is not on loopback and has no --admin-token-file: "
-              + "anyone who reaches it can lift bans and reset keys", "address",
-              host(options.admin()) + ":" + admin.port());
+              + "anyone who reaches it can read bans, keys and the policy (state changes need "
+              + "the token)", "address", host(options.admin()) + ":" + admin.port());
         }
       } else {
         log.info("admin listener off");
@@ -212,7 +246,8 @@ public final class SluiceServer implements AutoCloseable {
             }
             admin.handle(CheckApi.PATH, new AdminCheck(checkApi));
             served = "http://" + host(options.admin()) + ":" + admin.port() + CheckApi.PATH
-                + " (the admin listener, auth " + (token == null ? "none" : "bearer token") + ")";
+                + " (the admin listener, auth " + (readsNeedToken(options) ? "bearer token"
+                : "none") + ")";
           }
           case "gateway" -> {
             if (options.listen() == null) {
@@ -332,7 +367,12 @@ public final class SluiceServer implements AutoCloseable {
       throw e;
     }
     return new SluiceServer(ref, store, loops, metrics, gateway, rls, check, admin, reloader,
-        tlsReloader, hangup, log, accessLog);
+        tlsReloader, hangup, log, accessLog, admin == null ? null : tokenFile);
+  }
+
+  /** Whether {@code /v1/} reads on the admin listener need the token: the operator gave one. */
+  private static boolean readsNeedToken(ServeOptions options) {
+    return options.adminTokenFile() != null;
   }
 
   /** Last, after the store has closed its connections on them. */
@@ -423,6 +463,14 @@ public final class SluiceServer implements AutoCloseable {
   /** The decision API's own listener's port ({@code --check-api HOST:PORT}), or -1. */
   public int checkPort() {
     return check == null ? -1 : check.port();
+  }
+
+  /**
+   * The file holding the admin token (the operator's or the generated one), or null when the
+   * admin listener is off or has no token.
+   */
+  public Path adminTokenFile() {
+    return adminTokenFile;
   }
 
   /** The admin listener's port, or -1 when it is off. */

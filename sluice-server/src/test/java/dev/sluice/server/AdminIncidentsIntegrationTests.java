@@ -124,8 +124,9 @@ class AdminIncidentsIntegrationTests {
         "X-Sluice-Actor", "alice on-call \"x\"");
     assertThat(lift.statusCode()).isEqualTo(200);
     assertThat(lift.body()).contains("\"lifted\":true").contains("\"stateReset\":true");
-    assertThat(log()).contains("admin unban rule=login key=" + MALLORY
-        + " outcome=lifted status=200 peer=127.0.0.1 auth=anonymous actor=alice_on-call__x_");
+    assertThat(log()).containsPattern("admin unban rule=login key=" + MALLORY.replace(".", "\\.")
+        + " outcome=lifted status=200 peer=127\\.0\\.0\\.1 auth=token:[0-9a-f]{8} "
+        + "actor=alice_on-call__x_");
     assertThat(admin("GET", "/v1/bans").body()).contains("\"count\":0");
     HttpResponse<String> again = admin("DELETE", "/v1/bans/login/" + MALLORY_PATH);
     assertThat(again.statusCode()).isEqualTo(404);
@@ -205,7 +206,8 @@ class AdminIncidentsIntegrationTests {
     assertThat(admin("GET", "/v1/bans").headers().firstValue("www-authenticate"))
         .contains("Bearer realm=\"sluice-admin\"");
     assertThat(admin("GET", "/v1/policy").statusCode()).isEqualTo(401);
-    assertThat(admin("DELETE", "/v1/bans/login/x%3A1.2.3.4").statusCode()).isEqualTo(401);
+    assertThat(admin("DELETE", "/v1/bans/login/x%3A1.2.3.4", "Authorization", "")
+        .statusCode()).isEqualTo(401);
     assertThat(admin("GET", "/v1/bans", "Authorization", "Bearer s3cret-token-012345678")
         .statusCode()).as("one character short").isEqualTo(401);
     assertThat(admin("GET", "/v1/bans", "Authorization", "Basic czNjcmV0LXRva2Vu")
@@ -251,18 +253,18 @@ class AdminIncidentsIntegrationTests {
     assertThat(badEscape.body()).contains("\"field\":\"path\"")
         .contains("percent-encoded UTF-8");
     try (java.net.Socket raw = new java.net.Socket("127.0.0.1", server.adminPort())) {
-      raw.getOutputStream().write("GET /v1/keys/login/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-          .getBytes(StandardCharsets.US_ASCII));
+      raw.getOutputStream().write(("GET /v1/keys/login/%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
       String answer = new String(raw.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-      assertThat(answer).as("a raw, malformed escape: the JDK's server refuses it")
-          .startsWith("HTTP/1.1 400");
+      assertThat(answer).as("a raw, malformed escape").startsWith("HTTP/1.1 400")
+          .contains("'%' followed by two hex digits");
     }
     HttpResponse<String> arity = admin("GET", "/v1/keys/login/1.2.3.4");
     assertThat(arity.statusCode()).isEqualTo(400);
     assertThat(arity.body()).contains("\"field\":\"key\"")
         .contains("2 escaped value(s) joined by ':'");
     assertThat(admin("GET", "/v1/keys/login/" + "a".repeat(20_000) + "%3A1.2.3.4")
-        .statusCode()).isEqualTo(400);
+        .statusCode()).as("past the request line's cap of 8 KiB").isEqualTo(414);
     assertThat(admin("GET", "/v1/keys/login/a/b/c/d").statusCode()).isEqualTo(404);
     assertThat(admin("GET", "/v1/keys/login/").statusCode()).isEqualTo(400);
     HttpResponse<String> post = admin("POST", "/v1/bans");

@@ -71,6 +71,14 @@ public final class Browser implements AutoCloseable {
 
   /** A browser with a window of {@code width} x {@code height} CSS pixels. */
   public static Browser start(int width, int height) {
+    return start(width, height, List.of());
+  }
+
+  /**
+   * As above, with more command-line switches for Chromium (like {@code --host-resolver-rules},
+   * which makes a name resolve to loopback: a DNS rebinding, played in one browser).
+   */
+  public static Browser start(int width, int height, List<String> switches) {
     for (Path p : List.of(CHROMIUM, CHROMEDRIVER)) {
       if (!Files.isExecutable(p)) {
         throw new IllegalStateException(p + " is missing: the browser tests need Debian's "
@@ -91,6 +99,7 @@ public final class Browser implements AutoCloseable {
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-extensions", "--user-data-dir=" + profile,
         "--window-size=" + width + "," + height);
+    options.addArguments(switches);
     ChromeDriverService service = new ChromeDriverService.Builder()
         .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
     ChromeDriver driver = new ChromeDriver(service, options);

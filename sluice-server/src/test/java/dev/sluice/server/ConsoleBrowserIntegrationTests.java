@@ -144,6 +144,8 @@ class ConsoleBrowserIntegrationTests {
       b.await(Duration.ofSeconds(10), "the wrong token refused",
           () -> text(b, "#sign-in-error").contains("refused the token"));
       assertThat(hidden(b, "main")).isTrue();
+      b.await(Duration.ofSeconds(10), "the browser's report of the 401",
+          () -> !b.consoleErrors().isEmpty());
       assertThat(b.takeConsoleErrors()).as("the 401 the browser reports, and nothing else")
           .isNotEmpty().allMatch(e -> e.contains("401"));
 
@@ -234,7 +236,7 @@ class ConsoleBrowserIntegrationTests {
       String line;
       do {
         line = r.readLine();
-      } while (line != null && !line.startsWith("data: "));
+      } while (line != null && !line.startsWith("data: {"));   // the stream's id comes first
       tick = line;
     }
     assertThat(tick).contains("\"trackedKeys\":").contains("\"count\":10,");

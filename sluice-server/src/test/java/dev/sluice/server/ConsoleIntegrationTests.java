@@ -60,11 +60,6 @@ class ConsoleIntegrationTests {
     return served.gateway(path);
   }
 
-  static long streamThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith("sluice-console-stream-")).count();
-  }
-
   static String statusLine(InputStream in) throws Exception {
     StringBuilder sb = new StringBuilder();
     for (int c = in.read(); c >= 0 && c != '\r'; c = in.read()) {
@@ -87,10 +82,12 @@ class ConsoleIntegrationTests {
     serve("");
     List<Socket> sockets = new ArrayList<>();
     try {
+      // Each asks to close after its answer: a 503 does not hold one of the listener's
+      // connections (128 at most; the cap has its own test).
       for (int i = 0; i < 1000; i++) {
         Socket s = new Socket("127.0.0.1", server.adminPort());
-        s.getOutputStream().write(("GET /v1/console/events HTTP/1.1\r\nHost: x\r\n\r\n")
-            .getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().write(("GET /v1/console/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
         sockets.add(s);
       }
       int ok = 0;
@@ -105,13 +102,12 @@ class ConsoleIntegrationTests {
       }
       assertThat(ok).isEqualTo(16);
       assertThat(unavailable).isEqualTo(984);
-      assertThat(streamThreads()).as("a thread per stream, no more").isEqualTo(16);
       HttpResponse<String> extra = admin("GET", "/v1/console/events");
       assertThat(extra.statusCode()).isEqualTo(503);
       assertThat(extra.headers().firstValue("retry-after")).contains("10");
       assertThat(extra.body()).contains("too many event streams: 16 console pages are open");
       assertThat(admin("GET", "/v1/console/snapshot").body())
-          .contains("\"streams\":{\"open\":16,\"max\":16,\"refused\":985}");
+          .contains("\"streams\":{\"open\":16,\"max\":16,\"refused\":985,\"cut\":0,\"acks\":0}");
       assertThat(admin("GET", "/healthz").statusCode()).as("the listener still answers")
           .isEqualTo(200);
     } finally {
@@ -119,8 +115,8 @@ class ConsoleIntegrationTests {
         s.close();
       }
     }
-    await("every stream ends once its client has gone", () -> streamThreads() == 0
-        && admin("GET", "/v1/console/snapshot").body().contains("\"open\":0"));
+    await("every stream ends once its client has gone",
+        () -> admin("GET", "/v1/console/snapshot").body().contains("\"open\":0"));
     HttpResponse<InputStream> again = served.client.send(HttpRequest.newBuilder(URI.create(
         "http://127.0.0.1:" + server.adminPort() + "/v1/console/events")).build(),
         HttpResponse.BodyHandlers.ofInputStream());

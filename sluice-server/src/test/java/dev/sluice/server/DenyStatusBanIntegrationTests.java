@@ -230,6 +230,7 @@ class DenyStatusBanIntegrationTests {
     SluiceServer b = serve(store);
     HttpResponse<String> banned = client.send(HttpRequest.newBuilder(URI.create(
         "http://127.0.0.1:" + a.adminPort() + "/v1/bans/login/198.51.100.9?duration=1h"))
+        .header("Authorization", "Bearer " + Files.readString(a.adminTokenFile()).strip())
         .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(banned.statusCode()).isEqualTo(200);
     assertThat(banned.body()).contains("\"banned\":true");

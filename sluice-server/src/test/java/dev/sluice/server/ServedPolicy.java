@@ -49,15 +49,29 @@ final class ServedPolicy implements AutoCloseable {
     return client.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
-  /** A request without a body to the admin listener, with {@code headers} (name, value, ...). */
+  /**
+   * A request without a body to the admin listener, with {@code headers} (name, value, ...); a
+   * state change without an {@code Authorization} header carries the server's token, as
+   * {@code sluice admin} sends it.
+   */
   HttpResponse<String> admin(String method, String path, String... headers) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
         + server.adminPort() + path)).timeout(Duration.ofSeconds(10))
         .method(method, HttpRequest.BodyPublishers.noBody());
+    boolean auth = false;
     for (int i = 0; i + 1 < headers.length; i += 2) {
       b.header(headers[i], headers[i + 1]);
+      auth |= headers[i].equalsIgnoreCase("Authorization");
+    }
+    if (!auth && !method.equals("GET") && !method.equals("HEAD")) {
+      b.header("Authorization", "Bearer " + token());
     }
     return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The server's admin token (the generated one unless the test gave its own). */
+  String token() throws java.io.IOException {
+    return Files.readString(server.adminTokenFile()).strip();
   }
 
   /** What the server has logged so far. */

@@ -1,6 +1,5 @@
 package dev.sluice.server.admin;
 
-import com.sun.net.httpserver.HttpExchange;
 import dev.sluice.core.KeyState;
 import dev.sluice.core.Mode;
 import dev.sluice.core.Rule;
@@ -36,6 +35,7 @@ import java.util.function.Supplier;
  * GET /v1/console/reloads                  the last reloads and their results
  * GET /v1/console/audit                    the last admin actions
  * GET /v1/console/events                   server-sent events: the live view once a second
+ * GET /v1/console/ack?stream=ID&amp;nonce=N     the page's proof that it reads its stream
  * </pre>
  *
  * <p>A thread, {@code sluice-console}, samples the decision counters once a second into the
@@ -60,10 +60,15 @@ public final class Console implements AutoCloseable {
   static final int BANS_EVERY = 5;
   /** How long a tick waits for the store's lists before it sends what it had. */
   private static final long STORE_WAIT_MS = 800;
-  private static final String EVENTS = "/v1/console/events";
+  static final String EVENTS = "/v1/console/events";
+  static final String ACK = "/v1/console/ack";
 
-  /** What {@link #serve} did with a request. */
-  enum Served { NOT_MINE, ANSWERED, STREAMING }
+  /**
+   * What the page is told about the token: whether reads need it, whether state changes are
+   * possible at all (a token exists), and the generated token's file (null when the operator
+   * gave the token), so the page can say where to find it.
+   */
+  public record Auth(boolean readsNeedToken, boolean actionsPossible, String tokenFile) {}
 
   private final Metrics metrics;
   private final Store store;
@@ -73,11 +78,11 @@ public final class Console implements AutoCloseable {
   private final StoreHealth health;
   private final AuditLog audit;
   private final ReloadHistory reloads;
-  private final boolean tokenRequired;
+  private final Auth auth;
   private final LongSupplier clock;
   private final Timeline timeline = new Timeline();
   private final Sampler sampler;
-  private final EventStreams streams = new EventStreams();
+  private final EventStreams streams;
   private final Map<String, byte[]> files = new LinkedHashMap<>();
   private ScheduledExecutorService thread;
   private long ticks;
@@ -96,7 +101,16 @@ public final class Console implements AutoCloseable {
    */
   public Console(Metrics metrics, Store store, Supplier<LoadedPolicy> policy,
       Supplier<Instant> loadedAt, String version, StoreHealth health, AuditLog audit,
-      ReloadHistory reloads, boolean tokenRequired, LongSupplier clock) {
+      ReloadHistory reloads, Auth auth, LongSupplier clock) {
+    this(metrics, store, policy, loadedAt, version, health, audit, reloads, auth, clock,
+        new EventStreams());
+  }
+
+  /** As above, with the page's event streams ({@code streams}: a test's bounds and clock). */
+  Console(Metrics metrics, Store store, Supplier<LoadedPolicy> policy,
+      Supplier<Instant> loadedAt, String version, StoreHealth health, AuditLog audit,
+      ReloadHistory reloads, Auth auth, LongSupplier clock, EventStreams streams) {
+    this.streams = streams;
     this.metrics = metrics;
     this.store = store;
     this.policy = policy;
@@ -105,7 +119,7 @@ public final class Console implements AutoCloseable {
     this.health = health;
     this.audit = audit;
     this.reloads = reloads;
-    this.tokenRequired = tokenRequired;
+    this.auth = auth;
     this.clock = clock;
     this.sampler = new Sampler(metrics, () -> rules().keySet());
     file("index.html", "console/index.html");
@@ -155,7 +169,7 @@ public final class Console implements AutoCloseable {
     if (++ticks % 60 == 0) {
       timeline.dropEmpty();
     }
-    streams.expireStalled(System.nanoTime());
+    streams.expireStalled();
     if (streams.count() > 0) {
       // Bans every few seconds (a listing of up to 1,000 per rule), and at once after an admin
       // action, so a lifted ban leaves the page within a second.
@@ -256,8 +270,10 @@ public final class Console implements AutoCloseable {
     m.put("store", storeJson());
     Map<String, Object> pages = new LinkedHashMap<>();
     pages.put("open", streams.count());
-    pages.put("max", EventStreams.MAX);
+    pages.put("max", streams.max());
     pages.put("refused", streams.refused());
+    pages.put("cut", streams.cut());
+    pages.put("acks", streams.acks());
     m.put("streams", pages);
     Map<String, Object> byRule = new LinkedHashMap<>();
     refused.forEach((rule, list) -> {
@@ -317,63 +333,72 @@ public final class Console implements AutoCloseable {
   }
 
   /**
-   * Answers the console's requests: the page and its files (open: they hold no data), and
-   * {@code /v1/console/...} (the caller has checked the token). A stream, once open, owns its
-   * exchange.
+   * The page and its files (open: they hold no data; answered on the listener's loop), or null
+   * when {@code call} is not for them.
    */
-  Served serve(HttpExchange exchange, String method, String rawPath, String rawQuery)
-      throws IOException {
-    boolean get = method.equals("GET") || method.equals("HEAD");
-    if (rawPath.equals("/") && get && accepts(exchange, "text/html")) {
-      AdminServer.send(exchange, 200, "text/html; charset=utf-8", files.get("index.html"));
-      return Served.ANSWERED;
+  AdminAnswer page(AdminCall call) {
+    String rawPath = call.rawPath();
+    boolean get = call.isRead();
+    if (rawPath.equals("/") && get && accepts(call, "text/html")) {
+      return AdminAnswer.of(200, "text/html; charset=utf-8", files.get("index.html"));
     }
     if (rawPath.equals("/favicon.ico") && get) {
-      AdminServer.send(exchange, 200, "image/svg+xml", files.get("icon.svg"));
-      return Served.ANSWERED;
+      return AdminAnswer.of(200, "image/svg+xml", files.get("icon.svg"));
     }
-    if (rawPath.startsWith("/console/")) {
-      String name = rawPath.substring("/console/".length());
-      if (name.equals("auth")) {
-        AdminServer.send(exchange, 200, "application/json", "{\"token\":" + tokenRequired
-            + ",\"version\":" + PolicyFormat.toJson(version) + "}\n");
-        return Served.ANSWERED;
-      }
-      byte[] body = files.get(name);
-      if (body == null || name.equals("index.html")) {
-        AdminServer.send(exchange, 404, "text/plain; charset=utf-8", "not found\n");
-      } else if (!get) {
-        notAllowed(exchange);
-      } else {
-        AdminServer.send(exchange, 200, type(name), body);
-      }
-      return Served.ANSWERED;
+    if (!rawPath.startsWith("/console/")) {
+      return null;
     }
-    if (!rawPath.startsWith("/v1/console/")) {
-      return Served.NOT_MINE;
+    String name = rawPath.substring("/console/".length());
+    if (name.equals("auth")) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("token", auth.readsNeedToken());
+      m.put("actions", auth.actionsPossible());
+      m.put("tokenFile", auth.tokenFile());
+      m.put("version", version);
+      return AdminAnswer.json(200, PolicyFormat.toJson(m));
+    }
+    byte[] body = files.get(name);
+    if (body == null || name.equals("index.html")) {
+      return AdminAnswer.text(404, "not found\n");
     }
     if (!get) {
-      notAllowed(exchange);
-      return Served.ANSWERED;
+      return notAllowed();
     }
-    AdminRequest req;
+    return AdminAnswer.of(200, type(name), body);
+  }
+
+  /**
+   * Answers {@code /v1/console/...} (the door has let the call in), or null when {@code call} is
+   * not for the console; the events answer opens a stream.
+   */
+  AdminAnswer serve(AdminCall call) {
+    String rawPath = call.rawPath();
+    if (!rawPath.startsWith("/v1/console/")) {
+      return null;
+    }
+    if (!call.isRead()) {
+      return notAllowed();
+    }
     try {
-      req = AdminRequest.parse(rawPath, rawQuery);
+      AdminRequest req = AdminRequest.parse(rawPath, call.rawQuery());
       switch (rawPath) {
         case EVENTS -> {
           req.only();
           byte[] first = clock.getAsLong() - lastEventAt < 2000 ? lastEvent : null;
-          if (streams.open(exchange, first)) {
-            return Served.STREAMING;
-          }
-          exchange.getResponseHeaders().set("Retry-After", "10");
-          AdminServer.send(exchange, 503, "application/json", "{\"error\":\"too many event "
-              + "streams: " + EventStreams.MAX + " console pages are open\",\"max\":"
-              + EventStreams.MAX + "}\n");
+          return AdminAnswer.eventStream(streams, first, AdminAnswer.json(503,
+              "{\"error\":\"too many event streams: " + streams.max() + " console pages are "
+              + "open\",\"max\":" + streams.max() + "}").with("Retry-After", "10"));
+        }
+        case ACK -> {
+          req.only("stream", "nonce");
+          return streams.ack(req.query.get("stream"), req.query.get("nonce"))
+              ? AdminAnswer.json(200, "{\"acked\":true}")
+              : AdminAnswer.json(404, "{\"error\":\"no open stream with that id and a recent "
+                  + "nonce\"}");
         }
         case "/v1/console/snapshot" -> {
           req.only();
-          json(exchange, snapshot());
+          return json(snapshot());
         }
         case "/v1/console/history" -> {
           req.only("resolution");
@@ -383,18 +408,19 @@ public final class Console implements AutoCloseable {
             throw new AdminRequest.BadRequest("resolution", AdminRequest.quote(label),
                 "1s (15 minutes) or 1m (24 hours)");
           }
-          json(exchange, timeline.json(r, Math.floorDiv(clock.getAsLong(), 1000)));
+          return json(timeline.json(r, Math.floorDiv(clock.getAsLong(), 1000)));
         }
         case "/v1/console/reloads" -> {
           req.only();
-          json(exchange, Map.of("reloads", reloads.recent(ReloadHistory.MAX)));
+          return json(Map.of("reloads", reloads.recent(ReloadHistory.MAX)));
         }
         case "/v1/console/audit" -> {
           req.only();
-          json(exchange, Map.of("audit", audit.recent(100)));
+          return json(Map.of("audit", audit.recent(100)));
         }
-        default -> AdminServer.send(exchange, 404, "application/json",
-            "{\"error\":\"not found\"}\n");
+        default -> {
+          return AdminAnswer.json(404, "{\"error\":\"not found\"}");
+        }
       }
     } catch (AdminRequest.BadRequest e) {
       Map<String, Object> body = new LinkedHashMap<>();
@@ -402,9 +428,8 @@ public final class Console implements AutoCloseable {
       body.put("field", e.field);
       body.put("value", e.value);
       body.put("expected", e.expected);
-      AdminServer.send(exchange, 400, "application/json", PolicyFormat.toJson(body) + "\n");
+      return AdminAnswer.json(400, PolicyFormat.toJson(body));
     }
-    return Served.ANSWERED;
   }
 
   private Map<String, Object> snapshot() {
@@ -429,22 +454,17 @@ public final class Console implements AutoCloseable {
     return m;
   }
 
-  private static void json(HttpExchange exchange, Object body) throws IOException {
-    AdminServer.send(exchange, 200, "application/json", PolicyFormat.toJson(body) + "\n");
+  private static AdminAnswer json(Object body) {
+    return AdminAnswer.json(200, PolicyFormat.toJson(body));
   }
 
-  private static void notAllowed(HttpExchange exchange) throws IOException {
-    exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-    AdminServer.send(exchange, 405, "application/json", "{\"error\":\"method not allowed\"}\n");
+  private static AdminAnswer notAllowed() {
+    return AdminAnswer.json(405, "{\"error\":\"method not allowed\"}").with("Allow", "GET, HEAD");
   }
 
-  private static boolean accepts(HttpExchange exchange, String type) {
-    for (String a : exchange.getRequestHeaders().getOrDefault("Accept", List.of())) {
-      if (a.contains(type)) {
-        return true;
-      }
-    }
-    return false;
+  private static boolean accepts(AdminCall call, String type) {
+    String a = call.header("Accept");
+    return a != null && a.contains(type);
   }
 
   private static String type(String name) {

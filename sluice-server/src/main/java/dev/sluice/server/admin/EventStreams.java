@@ -1,90 +1,230 @@
 package dev.sluice.server.admin;
 
-import com.sun.net.httpserver.HttpExchange;
-import java.io.IOException;
-import java.io.OutputStream;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.security.SecureRandom;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The console's server-sent event streams: at most {@value #MAX} open at once (one per open
- * console page), each sent the latest event only.
+ * console page), each sent every event while its client takes them.
  *
- * <p>Why a thread per stream. The admin listener is the JDK's {@code HttpServer}, whose response
- * bodies are blocking writes to a blocking socket channel: a writer that a slow or stalled
- * client holds up can do nothing else meanwhile. One writer for every stream would let one
- * stalled page freeze every other; a thread per stream keeps each stall to itself. The threads
- * are bounded by {@value #MAX} (a stream past that is a 503 before any thread starts), each has
- * a small stack, and memory per stream is one event: a stream that falls behind skips to the
- * newest event rather than queueing. A write that has not finished after {@value
- * #WRITE_TIMEOUT_SECONDS} s is ended by interrupting its thread: the channel is an
- * interruptible NIO channel, so the interrupt closes the connection and frees the slot. A client
- * that goes away is noticed by the next write, at most a second or two later.
+ * <p>What a slow reader costs. A stream is written only while Netty holds less than
+ * {@value #QUEUE_BYTES} bytes for it; an event that finds no room is skipped (each is the whole
+ * live view, so a page that catches up misses nothing but chart points it reloads). So a stream
+ * holds at most that and one event in memory, and its kernel send buffer is fixed at
+ * {@value #SEND_BUFFER} bytes: left alone, Linux grows it to megabytes (4.2 MB measured on
+ * loopback) for a client that never reads. A stream that has had no room for
+ * {@value #STALL_SECONDS} s is closed; when every slot is taken, a new page takes the slot of the
+ * stream that has had no room the longest.
+ *
+ * <p>Why the page proves it reads. Room only runs out once the client's own receive buffer is
+ * full (about 130 KiB with Linux's defaults), which at the idle console's 750 bytes a second
+ * takes minutes. So every stream is sent its id first ({@code event: stream}) and a fresh random
+ * nonce every {@value #NONCE_SECONDS} s ({@code event: ack}); the page sends the nonce back
+ * ({@code GET /v1/console/ack?stream=ID&nonce=N}, {@link #ack}). A client that does not read
+ * cannot know it, and its stream is closed {@value #ACK_SECONDS} s after the last nonce came
+ * back (or after it opened).
+ *
+ * <p>All writes happen on the stream's own event loop; {@link #publish} hands them over, so the
+ * console's thread never waits on a client. {@link #expireStalled} runs once a second.
  */
 final class EventStreams implements AutoCloseable {
 
   static final int MAX = 16;
-  static final long WRITE_TIMEOUT_SECONDS = 10;
-  private static final long STACK_BYTES = 256 * 1024;
+  static final long STALL_SECONDS = 10;
+  /** A new proof-of-reading nonce this often; a stream whose page has not sent one back... */
+  static final long NONCE_SECONDS = 10;
+  /** ...for this long is closed. */
+  static final long ACK_SECONDS = 30;
+  /** The kernel's send buffer of a stream's connection (Linux doubles it: 32 KiB). */
+  static final int SEND_BUFFER = 16 * 1024;
+  /** Bytes Netty holds for a stream before the stream has no room (and skips events). */
+  static final int QUEUE_BYTES = 8 * 1024;
   /** Sent first: the browser's reconnect delay and a comment that flushes the headers. */
   private static final byte[] HELLO = "retry: 2000\n: sluice console\n\n"
       .getBytes(StandardCharsets.UTF_8);
 
   private final int max;
-  private final long writeTimeoutNanos;
+  private final long stallNanos;
+  private final long nonceNanos;
+  private final long ackNanos;
+  private final Map<String, Stream> byId = new ConcurrentHashMap<>();
+  private final SecureRandom random = new SecureRandom();
+  private final AtomicLong acks = new AtomicLong();
+  private final LongSupplier nanos;
   private final Set<Stream> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger count = new AtomicInteger();
-  private final AtomicLong ids = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
+  private final AtomicLong skipped = new AtomicLong();
+  private final AtomicLong cut = new AtomicLong();
   private volatile boolean closed;
 
-  /** At most {@value #MAX} streams, a write ended after {@value #WRITE_TIMEOUT_SECONDS} s. */
+  /**
+   * At most {@value #MAX} streams; a stream without room closed after {@value #STALL_SECONDS} s,
+   * one whose page has not sent a nonce back after {@value #ACK_SECONDS} s.
+   */
   EventStreams() {
-    this(MAX, java.time.Duration.ofSeconds(WRITE_TIMEOUT_SECONDS));
+    this(MAX, Duration.ofSeconds(STALL_SECONDS), Duration.ofSeconds(ACK_SECONDS),
+        System::nanoTime);
   }
 
-  EventStreams(int max, java.time.Duration writeTimeout) {
+  EventStreams(int max, Duration stallTimeout, Duration ackTimeout, LongSupplier nanos) {
     this.max = max;
-    this.writeTimeoutNanos = writeTimeout.toNanos();
+    this.stallNanos = stallTimeout.toNanos();
+    this.nonceNanos = Math.min(Duration.ofSeconds(NONCE_SECONDS).toNanos(),
+        ackTimeout.toNanos() / 3);
+    this.ackNanos = ackTimeout.toNanos();
+    this.nanos = nanos;
   }
 
   /**
-   * Starts streaming to {@code exchange}, which the stream then owns and closes; false, with
-   * nothing sent, when {@value #MAX} streams are open (the caller answers 503).
+   * On {@code channel}'s event loop: writes {@code head}, the hello and {@code first} (when not
+   * null), and keeps the stream until its connection closes; false, with nothing written, when
+   * every slot is taken by a stream that has room.
    */
-  boolean open(HttpExchange exchange, byte[] first) throws IOException {
-    if (closed || count.incrementAndGet() > max) {
-      count.decrementAndGet();
+  boolean open(Channel channel, HttpResponse head, byte[] first) {
+    if (closed || !reserve()) {
       refused.incrementAndGet();
       return false;
     }
-    Stream s;
-    try {
-      exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-      exchange.getResponseHeaders().set("Cache-Control", "no-store");
-      exchange.getResponseHeaders().set("X-Accel-Buffering", "no");
-      exchange.sendResponseHeaders(200, 0);
-      s = new Stream(exchange);
-      open.add(s);
-    } catch (IOException | RuntimeException e) {
-      count.decrementAndGet();
-      throw e;
-    }
+    // A fixed, small send buffer: the kernel's own grows to megabytes for a client that never
+    // reads (4.2 MB on Linux loopback), which would hide a stalled page for half an hour.
+    channel.config().setOption(ChannelOption.SO_SNDBUF, SEND_BUFFER);
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(QUEUE_BYTES / 2,
+        QUEUE_BYTES));
+    Stream s = new Stream(channel, token());
+    open.add(s);
+    byId.put(s.id, s);
+    channel.closeFuture().addListener(f -> s.release());
+    channel.pipeline().addLast("room", new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        s.room(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+      }
+    });
+    channel.write(head);
+    channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(HELLO)));
+    channel.write(new DefaultHttpContent(Unpooled.copiedBuffer("event: stream\ndata: "
+        + s.id + "\n\n", StandardCharsets.US_ASCII)));
+    s.nonce(nanos.getAsLong());
     if (first != null) {
-      s.offer(first);
+      channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(first)));
     }
-    s.thread.start();
+    channel.flush();
     return true;
+  }
+
+  /**
+   * A page's proof that it reads stream {@code id}: {@code nonce} is one of the last two the
+   * stream was sent. True when it is (the stream's ack clock restarts).
+   */
+  boolean ack(String id, String nonce) {
+    Stream s = id == null ? null : byId.get(id);
+    if (s == null || nonce == null || !s.knows(nonce)) {
+      return false;
+    }
+    s.ackedAt = nanos.getAsLong();
+    acks.incrementAndGet();
+    return true;
+  }
+
+  private String token() {
+    byte[] b = new byte[12];
+    random.nextBytes(b);
+    return java.util.HexFormat.of().formatHex(b);
+  }
+
+  /** A slot, taken from the stream that has had no room the longest when all are taken. */
+  private boolean reserve() {
+    for (;;) {
+      int n = count.get();
+      if (n < max) {
+        if (count.compareAndSet(n, n + 1)) {
+          return true;
+        }
+        continue;
+      }
+      Stream victim = null;
+      long victimSince = 0;
+      for (Stream s : open) {
+        long since = s.blockedSince;
+        if (s.blocked && (victim == null || since - victimSince < 0)) {
+          victim = s;
+          victimSince = since;
+        }
+      }
+      if (victim == null) {
+        return false;
+      }
+      if (victim.release()) {
+        cut.incrementAndGet();
+        victim.channel.close();
+      }
+    }
   }
 
   /** Hands {@code event} (one or more complete SSE events) to every open stream. */
   void publish(byte[] event) {
     for (Stream s : open) {
-      s.offer(event);
+      s.channel.eventLoop().execute(() -> s.send(event));
     }
+  }
+
+  /**
+   * Closes every stream that has had no room for the stall timeout, or whose page has sent no
+   * nonce back for the ack timeout.
+   */
+  void expireStalled() {
+    long now = nanos.getAsLong();
+    for (Stream s : open) {
+      boolean stalled = s.blocked && now - s.blockedSince >= stallNanos;
+      boolean unread = now - s.ackedAt >= ackNanos;
+      if ((stalled || unread) && s.release()) {
+        cut.incrementAndGet();
+        s.channel.close();
+      }
+    }
+  }
+
+  /** Nonces pages sent back, since start. */
+  long acks() {
+    return acks.get();
+  }
+
+  /** Streams at most. */
+  int max() {
+    return max;
+  }
+
+  /** The most bytes any open stream's connection holds unwritten (Netty's, not the kernel's). */
+  long mostQueued() {
+    long most = 0;
+    for (Stream s : open) {
+      var out = s.channel.unsafe().outboundBuffer();
+      most = Math.max(most, out == null ? 0 : out.totalPendingWriteBytes());
+    }
+    return most;
+  }
+
+  /** Streams that had no room at the last event. */
+  int blockedStreams() {
+    return (int) open.stream().filter(s -> s.blocked).count();
   }
 
   /** Streams open now. */
@@ -92,90 +232,99 @@ final class EventStreams implements AutoCloseable {
     return count.get();
   }
 
-  /** Streams refused because {@value #MAX} were open, since start. */
+  /** Streams refused because every slot was taken, since start. */
   long refused() {
     return refused.get();
   }
 
-  /** Ends every stream whose write has taken longer than {@value #WRITE_TIMEOUT_SECONDS} s. */
-  void expireStalled(long nanoNow) {
-    for (Stream s : open) {
-      long since = s.writingSince;
-      if (since != 0 && nanoNow - since > writeTimeoutNanos) {
-        s.thread.interrupt();
-      }
-    }
+  /** Events not written to a stream that had no room, since start. */
+  long skipped() {
+    return skipped.get();
+  }
+
+  /** Streams closed because they had no room for the stall timeout, or gave their slot up. */
+  long cut() {
+    return cut.get();
   }
 
   @Override
   public void close() {
     closed = true;
     for (Stream s : open) {
-      s.stop();
+      s.release();
+      s.channel.close();
     }
   }
 
-  /** One open stream: its exchange, its thread and the next event to write. */
-  private final class Stream implements Runnable {
-    final HttpExchange exchange;
-    final Thread thread;
-    /** When the current write started (System.nanoTime, never 0), or 0 between writes. */
-    volatile long writingSince;
-    private byte[] next;
-    private boolean stopped;
+  /**
+   * One open stream: its connection, whether and since when it has had no room, its id, its
+   * last two nonces and when one came back.
+   */
+  private final class Stream {
+    final Channel channel;
+    final String id;
+    volatile boolean blocked;
+    volatile long blockedSince;
+    volatile long ackedAt;
+    private volatile String nonce;
+    private volatile String previous;
+    private long nonceAt;
+    private final AtomicBoolean released = new AtomicBoolean();
 
-    Stream(HttpExchange exchange) {
-      this.exchange = exchange;
-      this.thread = new Thread(null, this, "sluice-console-stream-" + ids.incrementAndGet(),
-          STACK_BYTES);
-      thread.setDaemon(true);
+    Stream(Channel channel, String id) {
+      this.channel = channel;
+      this.id = id;
+      this.ackedAt = nanos.getAsLong();
     }
 
-    synchronized void offer(byte[] event) {
-      next = event;
-      notifyAll();
+    /** On the loop: writes a new nonce (unflushed) and keeps the last one. */
+    void nonce(long now) {
+      previous = nonce;
+      nonce = token();
+      nonceAt = now;
+      channel.write(new DefaultHttpContent(Unpooled.copiedBuffer("event: ack\ndata: " + nonce
+          + "\n\n", StandardCharsets.US_ASCII)));
     }
 
-    synchronized void stop() {
-      stopped = true;
-      notifyAll();
-      thread.interrupt();
+    boolean knows(String n) {
+      return n.equals(nonce) || n.equals(previous);
     }
 
-    private synchronized byte[] take() throws InterruptedException {
-      while (next == null && !stopped) {
-        wait();
+    /** On the loop: the event when the connection has room, else a skip. */
+    void send(byte[] event) {
+      if (released.get() || !channel.isActive()) {
+        return;
       }
-      byte[] e = next;
-      next = null;
-      return stopped ? null : e;
-    }
-
-    @Override
-    public void run() {
-      try {
-        OutputStream out = exchange.getResponseBody();
-        write(out, HELLO);
-        for (byte[] e = take(); e != null; e = take()) {
-          write(out, e);
+      if (channel.isWritable()) {
+        channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(event)),
+            channel.voidPromise());
+        long now = nanos.getAsLong();
+        if (now - nonceAt >= nonceNanos) {
+          nonce(now);
         }
-      } catch (IOException | InterruptedException e) {
-        // the page went away, the write stalled past its timeout, or the server is stopping
-      } finally {
-        open.remove(this);
-        count.decrementAndGet();
-        exchange.close();
+        channel.flush();
+      } else {
+        skipped.incrementAndGet();
       }
     }
 
-    private void write(OutputStream out, byte[] bytes) throws IOException {
-      writingSince = System.nanoTime() | 1;
-      try {
-        out.write(bytes);
-        out.flush();
-      } finally {
-        writingSince = 0;
+    /** On the loop, when Netty's queue for the stream crosses a water mark. */
+    void room(boolean writable) {
+      if (!writable && !blocked) {
+        blockedSince = nanos.getAsLong();
       }
+      blocked = !writable;
+    }
+
+    /** Gives the slot back, once; true the first time. */
+    boolean release() {
+      if (!released.compareAndSet(false, true)) {
+        return false;
+      }
+      open.remove(this);
+      byId.remove(id);
+      count.decrementAndGet();
+      return true;
     }
   }
 }

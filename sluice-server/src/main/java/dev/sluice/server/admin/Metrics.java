@@ -466,4 +466,41 @@ public final class Metrics implements GatewayEvents {
   public String render() {
     return registry.scrape();
   }
+
+  // ------------------------------------------------------------------ the admin listener
+
+  private final Map<String, Counter> adminRefused = new ConcurrentHashMap<>();
+  private final Map<String, Counter> adminClosed = new ConcurrentHashMap<>();
+
+  /**
+   * Counts an admin request its door refused ({@code host}, {@code cross-site}, {@code token})
+   * or the listener could not take ({@code busy}, {@code malformed}).
+   */
+  void adminRefused(String reason) {
+    adminRefused.computeIfAbsent(reason, k -> Counter.builder("sluice.admin.refused")
+        .description("Admin requests refused before any endpoint: a foreign Host, another "
+            + "site, no token, a full queue, a malformed request.")
+        .tag("reason", k).register(registry)).increment();
+  }
+
+  long adminRefusedCount(String reason) {
+    Counter c = adminRefused.get(reason);
+    return c == null ? 0 : (long) c.count();
+  }
+
+  /**
+   * Counts an admin connection the listener closed: {@code head-timeout}, {@code body-timeout},
+   * {@code idle-timeout}, {@code cap} (the oldest waiting one, for a new one) or {@code full}
+   * (a new one, when none was waiting).
+   */
+  void adminClosed(String reason) {
+    adminClosed.computeIfAbsent(reason, k -> Counter.builder("sluice.admin.connections.closed")
+        .description("Admin connections the listener closed: timeouts and the connection cap.")
+        .tag("reason", k).register(registry)).increment();
+  }
+
+  long adminClosedCount(String reason) {
+    Counter c = adminClosed.get(reason);
+    return c == null ? 0 : (long) c.count();
+  }
 }

@@ -3,6 +3,9 @@
  * /v1/bans, /v1/keys/...) and one event stream read with fetch, so that every call, the stream
  * too, carries the token as an Authorization header (EventSource cannot send headers, and a
  * token in a URL would reach logs). No cookies; the token lives in this tab's sessionStorage.
+ * Every state change (lift, reset) needs the token; reads need it only when the operator gave
+ * one (--admin-token-file), else the page opens at once and asks for the token at the first
+ * action (the server generated it at first start, in the file /console/auth names).
  * Text from the server (keys are chosen by clients) only ever reaches the page as textContent.
  * Charts are SluiceCharts (charts.js), shared with the replay report.
  */
@@ -17,6 +20,10 @@
 
   var state = {
     tokenRequired: false,
+    actions: true,
+    tokenFile: null,
+    // the action a sign-in for it will run: a Lift or Reset clicked before the token was given
+    pending: null,
     range: '1s',
     // rule -> outcome -> [[ms, value], ...]: the last 15 minutes, appended by each tick
     seconds: {},
@@ -88,7 +95,7 @@
     } catch (e) {
       body = null;
     }
-    if (r.status === 401) {
+    if (r.status === 401 && state.tokenRequired) {
       signedOut('The server refused the token (401).');
     }
     return {status: r.status, body: body};
@@ -138,14 +145,49 @@
   function show(signedIn) {
     $('sign-in').hidden = signedIn;
     $('main').hidden = !signedIn;
-    $('sign-out').hidden = !(signedIn && state.tokenRequired);
-    $('who').textContent = signedIn && state.tokenRequired ? actor() : '';
+    showWho();
+  }
+
+  /** The header: who is signed in and the way out, or the way in when actions need it. */
+  function showWho() {
+    var has = !!token();
+    var open = !$('main').hidden;
+    $('sign-out').hidden = !(open && has);
+    $('who').textContent = open && has ? actor() : '';
+    $('sign-in-open').hidden = !(open && !has && !state.tokenRequired && state.actions);
+  }
+
+  /** Why the form asks for the token: to see anything, or to act. */
+  function explainSignIn() {
+    $('sign-in-why').textContent = state.tokenRequired
+      ? 'This admin listener asks for its token: the text of the file given to '
+        + '--admin-token-file.'
+      : 'Lifting a ban and resetting a key need the admin token'
+        + (state.tokenFile ? ': the text of ' + state.tokenFile + ' on the server (sluice '
+          + 'serve wrote it there at its first start).' : '.');
+  }
+
+  /** The form, over the page when reads are open, to give the token an action needs. */
+  function askForToken(message) {
+    explainSignIn();
+    $('sign-in').hidden = false;
+    $('sign-in-error').textContent = message || '';
+    $('sign-in-cancel').hidden = state.tokenRequired;
+    $('sign-in').scrollIntoView();
+    $('token').focus();
   }
 
   function signedOut(message) {
     sessionStorage.removeItem(TOKEN);
+    if (!state.tokenRequired) {
+      // reads are open: the page stays, only the actions need the token again
+      showWho();
+      status(message || '');
+      return;
+    }
     stopStream();
     show(false);
+    explainSignIn();
     $('sign-in-error').textContent = message || '';
     $('live').textContent = 'offline';
     $('live').className = 'badge off';
@@ -156,6 +198,8 @@
     var auth = await (await fetch('/console/auth', {cache: 'no-store', credentials: 'omit'}))
       .json();
     state.tokenRequired = auth.token;
+    state.actions = auth.actions !== false;
+    state.tokenFile = auth.tokenFile || null;
     $('version').textContent = 'version ' + auth.version;
     $('actor').value = sessionStorage.getItem(ACTOR) || '';
     $('sign-in-form').addEventListener('submit', function (e) {
@@ -175,9 +219,27 @@
       }
       $('token').value = '';
       $('sign-in-error').textContent = '';
+      if (!state.tokenRequired) {
+        $('sign-in').hidden = true;
+        showWho();
+        var pending = state.pending;
+        state.pending = null;
+        if (pending) {
+          pending();
+        }
+        return;
+      }
       enter().catch(function (err) {
         status('The console could not load: ' + err);
       });
+    });
+    $('sign-in-cancel').addEventListener('click', function () {
+      state.pending = null;
+      $('sign-in').hidden = true;
+      $('sign-in-error').textContent = '';
+    });
+    $('sign-in-open').addEventListener('click', function () {
+      askForToken('');
     });
     $('sign-out').addEventListener('click', function () {
       signedOut('Signed out.');
@@ -197,6 +259,8 @@
     });
     if (state.tokenRequired && !token()) {
       show(false);
+      explainSignIn();
+      $('sign-in-cancel').hidden = true;
       $('token').focus();
       return;
     }
@@ -491,7 +555,27 @@
   }
 
   async function act(method, path, verb, rule, key) {
+    if (!state.actions) {
+      status('This server has no admin token, so it takes no actions: give sluice serve '
+        + '--admin-token-file.');
+      return;
+    }
+    var again = function () {
+      return act(method, path, verb, rule, key);
+    };
+    if (!token()) {
+      state.pending = again;
+      askForToken('');
+      return;
+    }
     var r = await api(method, path);
+    if (r.status === 401 && !state.tokenRequired) {
+      sessionStorage.removeItem(TOKEN);
+      showWho();
+      state.pending = again;
+      askForToken('The server refused the token (401).');
+      return;
+    }
     if (r.status === 200) {
       status(verb + ' ' + key + ' under ' + rule + '.');
       // the rows go at the next tick; drop them now so a second click cannot repeat the action
@@ -651,9 +735,12 @@
     var from = t - WINDOW_1S;
     Object.keys(rates).forEach(function (rule) {
       if (!state.seconds[rule]) {
+        // A rule that first counts after the history loaded had nothing before: a zero just
+        // before its first second, or the line would ramp from the window's start.
+        var before = Math.floor(t / 1000) * 1000 - 1000;
         state.seconds[rule] = {};
         OUTCOMES.forEach(function (o) {
-          state.seconds[rule][o] = [];
+          state.seconds[rule][o] = [[before, 0]];
         });
       }
       OUTCOMES.forEach(function (o, i) {
@@ -796,10 +883,29 @@
     $('live').className = 'badge' + (cls ? ' ' + cls : '');
   }
 
-  /** Reads server-sent events ("event: tick" and one "data:" line each) until the end. */
+  /**
+   * Sends a nonce of the stream back: the server closes a stream whose page proves for 30 s
+   * that it does not read it (a tab gone to sleep, a client that only holds the connection).
+   */
+  function ack(stream, nonce) {
+    if (!stream) {
+      return;
+    }
+    fetch('/v1/console/ack?stream=' + encodeURIComponent(stream) + '&nonce='
+      + encodeURIComponent(nonce), {headers: headers(), cache: 'no-store', credentials: 'omit'})
+      .catch(function () {
+        // the stream ends anyway if the server never hears back; the page reconnects
+      });
+  }
+
+  /**
+   * Reads server-sent events until the end: "event: stream" (this stream's id), "event: ack" (a
+   * nonce to send back), "event: tick" (the live view).
+   */
   async function read(reader, gen) {
     var decoder = new TextDecoder();
     var buffer = '';
+    var stream = null;
     for (;;) {
       var chunk = await reader.read();
       if (chunk.done || gen !== state.streamGen) {
@@ -811,12 +917,19 @@
         var block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         var data = '';
+        var name = 'message';
         block.split('\n').forEach(function (line) {
           if (line.indexOf('data:') === 0) {
             data += line.slice(5).trim();
+          } else if (line.indexOf('event:') === 0) {
+            name = line.slice(6).trim();
           }
         });
-        if (data) {
+        if (name === 'stream') {
+          stream = data;
+        } else if (name === 'ack') {
+          ack(stream, data);
+        } else if (data) {
           onTick(JSON.parse(data));
         }
       }

@@ -28,8 +28,9 @@ class AdminServerTest {
   void start() throws Exception {
     LoadedPolicy policy = PolicyLoader.loadDefault(Map.of());
     metrics.registerRules(policy.config().policy().rules().keySet());
-    admin = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), metrics, () -> policy,
-        () -> Instant.parse("2025-01-01T00:00:00Z"), "test", store);
+    admin = AdminServer.builder(metrics, () -> policy,
+        () -> Instant.parse("2025-01-01T00:00:00Z"), "test", store)
+        .start(new InetSocketAddress("127.0.0.1", 0));
     store.listening();   // the process's other listeners are bound (SluiceServer says so)
   }
 
@@ -83,8 +84,8 @@ class AdminServerTest {
   void readyz_memoryStore_isReadyAtOnce() throws Exception {
     admin.close();
     StoreHealth memory = StoreHealth.memory();
-    admin = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), metrics,
-        () -> null, Instant::now, "test", memory);
+    admin = AdminServer.builder(metrics, () -> null, Instant::now, "test", memory)
+        .start(new InetSocketAddress("127.0.0.1", 0));
     assertThat(get("/readyz").statusCode()).as("listeners not yet bound").isEqualTo(503);
     memory.listening();
     HttpResponse<String> r = get("/readyz");

@@ -71,7 +71,7 @@ class CheckApiExposureIntegrationTests {
 
   static String post(int port, String body, String... fields) throws Exception {
     try (RawHttp c = new RawHttp(port)) {
-      StringBuilder req = new StringBuilder("POST /v1/check HTTP/1.1\r\nHost: sluice\r\n");
+      StringBuilder req = new StringBuilder("POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\n");
       for (String f : fields) {
         req.append(f).append("\r\n");
       }
@@ -85,7 +85,7 @@ class CheckApiExposureIntegrationTests {
 
   static String get(int port, String path) throws Exception {
     try (RawHttp c = new RawHttp(port)) {
-      c.send("GET " + path + " HTTP/1.1\r\nHost: sluice\r\nConnection: close\r\n\r\n");
+      c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
       return c.readResponse();
     }
   }

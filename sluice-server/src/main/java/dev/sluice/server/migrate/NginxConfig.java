@@ -142,6 +142,17 @@ final class NginxConfig {
     return out;
   }
 
+  /** nginx's escapes: quotes, backslash, \t \r \n; any other keeps its backslash (regexes). */
+  private static void unescape(StringBuilder w, char c) {
+    switch (c) {
+      case '"', '\'', '\\' -> w.append(c);
+      case 't' -> w.append('\t');
+      case 'r' -> w.append('\r');
+      case 'n' -> w.append('\n');
+      default -> w.append('\\').append(c);
+    }
+  }
+
   /** The next token: a word (quotes removed), ";", "{" or "}"; null at the end. */
   private String next() throws SyntaxError {
     int n = text.length();
@@ -181,7 +192,8 @@ final class NginxConfig {
           return w.toString();
         }
         if (d == '\\' && pos < n) {
-          d = text.charAt(pos++);
+          unescape(w, text.charAt(pos++));
+          continue;
         }
         if (d == '\n') {
           line++;
@@ -204,8 +216,9 @@ final class NginxConfig {
         break;
       }
       if (d == '\\' && pos + 1 < n) {
-        pos++;
-        d = text.charAt(pos);
+        unescape(w, text.charAt(pos + 1));
+        pos += 2;
+        continue;
       }
       w.append(d);
       pos++;

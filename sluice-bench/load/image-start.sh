@@ -19,19 +19,33 @@ echo "image-start-token-0123456789" > "$rootfs/run/secrets/sluice/admin-token"
 mapfile -t args < <(python3 -c 'import json,sys; [print(a) for a in json.load(open(sys.argv[1]))["process"]["args"]]' "$work/bundle/config.json")
 echo "load before: $(uptime)"
 times=()
+cpus=()
 for i in $(seq "$runs"); do
-  port=$((20000 + RANDOM % 20000)); admin=$((port + 1))
+  read -r port admin < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1", 0)) for x in s]
+print(*[x.getsockname()[1] for x in s])')
   a=("${args[@]/0.0.0.0:8080/127.0.0.1:$port}"); a=("${a[@]/0.0.0.0:9090/127.0.0.1:$admin}")
   start=$(date +%s%N)
   unshare --mount --fork --kill-child sh -c 'mount -t proc proc "$1/proc" && mount --bind /dev "$1/dev" && exec chroot --userspec=65532:65532 "$@"' sh "$rootfs" "${a[@]}" >"$work/run.log" 2>&1 &
   pid=$!
-  until curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/api/analysis/x"; do sleep 0.005; done
+  until curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/api/analysis/x"; do
+    kill -0 "$pid" 2>/dev/null || { cat "$work/run.log"; exit 1; }
+    sleep 0.005
+  done
   end=$(date +%s%N)
   ms=$(( (end - start) / 1000000 ))
   times+=("$ms")
-  echo "start $i: first answer after $ms ms"
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+  # the CPU the JVM used until then (user + system), which a busy machine does not stretch
+  java=$(pgrep -P "$pid" | head -1)
+  cpu=$(awk -v hz="$(getconf CLK_TCK)" '{print int(($14 + $15) * 1000 / hz)}' "/proc/$java/stat")
+  cpus+=("$cpu")
+  echo "start $i: first answer after $ms ms, $cpu ms of CPU"
+  # the JVM runs as another user, which clears the parent-death signal: stop it, then unshare
+  pkill -TERM -P "$pid" || true
+  wait "$pid" 2>/dev/null || true
 done
 median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-echo "median of $runs: $median ms"
+cpu=$(printf '%s\n' "${cpus[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
+echo "median of $runs: $median ms to the first answer, $cpu ms of CPU"
 echo "load after: $(uptime)"

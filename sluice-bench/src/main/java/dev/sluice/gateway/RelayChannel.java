@@ -27,7 +27,7 @@ final class RelayChannel implements AutoCloseable {
     Snapshot.Source snapshots = new Snapshot.Source(() -> config, limiter, GatewayEvents.none());
     Upstream up = Upstream.of(URI.create("http://127.0.0.1:9"));
     channel = new EmbeddedChannel(new RelayHandler(snapshots, GatewayEvents.none(), up,
-        new UpstreamPool(up), null, "http", p -> { }));
+        new UpstreamPool(up), null, "http", (p, u) -> { }));
     channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
     byte[] bytes = request.getBytes(StandardCharsets.US_ASCII);
     this.request = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);

@@ -15,7 +15,7 @@ public final class Limit {
 
   /** The algorithm of a limit. */
   public enum Kind {
-    TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SCORE;
+    TOKEN_BUCKET, FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SCORE, LEAKY_BUCKET;
 
     /** The name used in policy files, {@code token-bucket} and so on. */
     public String configName() {
@@ -115,6 +115,36 @@ public final class Limit {
         maxScore, perAction, 0, decay, new DecayingScore(max, add, d));
   }
 
+  /**
+   * nginx's {@code limit_req zone=... burst=B} with the zone's {@code rate=Nr/s} ({@code period}
+   * 1s) or {@code Nr/m} (1m), decided with nginx's own arithmetic (thousandths of a request, a
+   * millisecond clock, truncating divisions), so that it refuses exactly what nginx refuses. A
+   * new key admits {@code burst + 1} at once. {@code period} is a whole number of seconds; nginx's
+   * rate in thousandths per second, {@code rate * 1000 / seconds} truncated, must be at least 1.
+   */
+  public static Limit leakyBucket(String name, long rate, Duration period, long burst) {
+    Checks.capacity(rate, "rate");
+    long periodNanos = Checks.duration(period, "period");
+    if (periodNanos % 1_000_000_000L != 0) {
+      throw Checks.invalid("period", period, "a whole number of seconds, like 1s or 1m");
+    }
+    long perSecond = rate * 1000 / (periodNanos / 1_000_000_000L);
+    if (perSecond < 1) {
+      throw Checks.invalid("rate", rate, "at least 1 per 1000 s (nginx keeps thousandths of a "
+          + "request per second): " + rate + " per " + period + " is 0");
+    }
+    if (burst < 0 || burst >= Checks.MAX_CAPACITY) {
+      throw Checks.invalid("burst", burst, "0.." + (Checks.MAX_CAPACITY - 1));
+    }
+    long excessMillis = burst * LeakyBucket.UNIT;
+    // One request drains in 1000 / perSecond s; a full bucket in (burst + 1) times that.
+    long stepNanos = -Math.floorDiv(-1_000_000_000_000L, perSecond);
+    long drainNanos = Math.min(Checks.MAX_NANOS, Math.multiplyHigh(burst + 1, stepNanos) != 0
+        ? Checks.MAX_NANOS : (burst + 1) * stepNanos);
+    return new Limit(name, Kind.LEAKY_BUCKET, burst + 1, drainNanos, stepNanos, Double.NaN,
+        Double.NaN, rate, period, new LeakyBucket(perSecond, excessMillis));
+  }
+
   /** The limit's name, as reported in decisions and headers. */
   public String name() {
     return name;
@@ -125,8 +155,8 @@ public final class Limit {
   }
 
   /**
-   * The most calls of cost 1 a fresh key may make at once: burst, limit, or
-   * {@code floor(maxScore / perAction)} for a score.
+   * The most calls of cost 1 a fresh key may make at once: burst, limit,
+   * {@code floor(maxScore / perAction)} for a score, or {@code burst + 1} for a leaky bucket.
    */
   public long capacity() {
     return capacity;
@@ -158,14 +188,17 @@ public final class Limit {
     return perAction;
   }
 
-  /** For a token bucket, the tokens that come back per {@link #period()}, as given; otherwise 0. */
+  /**
+   * For a token bucket, the tokens that come back per {@link #period()}, as given; for a leaky
+   * bucket its rate per {@link #period()}; otherwise 0.
+   */
   public long refill() {
     return refill;
   }
 
   /**
-   * As given, before any rounding: a token bucket's refill period, the window of the window and
-   * log kinds, a score's decay. What a policy file shows; the algorithm runs on
+   * As given, before any rounding: a token bucket's refill period, a leaky bucket's rate period,
+   * the window of the window and log kinds, a score's decay. What a policy file shows; the algorithm runs on
    * {@link #periodNanos()} and {@link #windowNanos()}.
    */
   public Duration period() {

@@ -186,7 +186,7 @@ final class DomainsSection {
     if (ln != null) {
       if (!(ln instanceof SequenceNode seq) || seq.getValue().isEmpty()) {
         walk.error(ln, d.path("limits"), describe(ln), "a list of Sluice limits, each with a "
-            + "type: token-bucket, fixed-window, sliding-window, sliding-log or score");
+            + "type: token-bucket, fixed-window, sliding-window, sliding-log, score or leaky-bucket");
       } else if (unlimited) {
         walk.error(ln, d.path("limits"), "limits beside rate_limit.unlimited",
             "either unlimited: true or limits");

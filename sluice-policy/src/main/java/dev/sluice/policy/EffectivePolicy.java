@@ -146,6 +146,11 @@ public final class EffectivePolicy {
         lm.put("refill", l.refill());
         lm.put("period", Durations.format(l.period()));
       }
+      case LEAKY_BUCKET -> {
+        lm.put("rate", l.refill());
+        lm.put("period", Durations.format(l.period()));
+        lm.put("burst", l.capacity() - 1);
+      }
       case SCORE -> {
         lm.put("maxScore", l.maxScore());
         lm.put("perAction", l.perAction());

@@ -106,7 +106,8 @@ final class RulesSection {
       Limit.Kind.FIXED_WINDOW.configName(), List.of("type", "name", "limit", "window"),
       Limit.Kind.SLIDING_WINDOW.configName(), List.of("type", "name", "limit", "window"),
       Limit.Kind.SLIDING_LOG.configName(), List.of("type", "name", "limit", "window"),
-      Limit.Kind.SCORE.configName(), List.of("type", "name", "maxScore", "perAction", "decay"));
+      Limit.Kind.SCORE.configName(), List.of("type", "name", "maxScore", "perAction", "decay"),
+      Limit.Kind.LEAKY_BUCKET.configName(), List.of("type", "name", "rate", "period", "burst"));
   /** Limits that are a rule of their own kind: alone in their rule, not in descriptors. */
   static final Map<String, List<String>> RULE_KINDS = Map.of(
       "cooldown", List.of("type", "name", "maxRetries", "retryWindow", "cooldown",
@@ -467,6 +468,16 @@ final class RulesSection {
           Duration period = l.required("period", Durations.EXPECTED, POSITIVE_DURATION);
           return walk.errors.size() > before ? null
               : Limit.tokenBucket(name, burst, refill, period);
+        }
+        case LEAKY_BUCKET -> {
+          Long rate = l.required("rate", "a whole number > 0",
+              wholeNumber(1, Integer.MAX_VALUE));
+          Duration period = l.get("period", "a whole number of seconds, like 1s or 1m",
+              POSITIVE_DURATION, Duration.ofSeconds(1));
+          Long burst = l.get("burst", "a whole number >= 0",
+              wholeNumber(0, Integer.MAX_VALUE - 1), 0L);
+          return walk.errors.size() > before ? null
+              : Limit.leakyBucket(name, rate, period, burst);
         }
         case SCORE -> {
           Double max = l.required("maxScore", "a number > 0", POSITIVE_NUMBER);

@@ -257,20 +257,21 @@ class PolicyLoaderTest {
         "    limits:",
         "      - type: fixed-window",
         "        limit: 10",
-        "      - type: leaky-bucket",
+        "      - type: gcra",
         "      - {limit: 3}",
         "  b: {}",
         "");
     assertThat(errors(yaml)).containsExactly(
         "p.yaml:4: rules.a.limits[0].window : missing (expected: a duration like 500ms, 60s, "
             + "1.5s, 10m, 1h or 1d)",
-        "p.yaml:6: rules.a.limits[1].type : \"leaky-bucket\" (expected: one of concurrency, "
-            + "cooldown, fixed-window, score, sliding-log, sliding-window, token-bucket)",
+        "p.yaml:6: rules.a.limits[1].type : \"gcra\" (expected: one of concurrency, "
+            + "cooldown, fixed-window, leaky-bucket, score, sliding-log, sliding-window, "
+            + "token-bucket)",
         "p.yaml:7: rules.a.limits[2].type : missing (expected: one of concurrency, cooldown, "
-            + "fixed-window, score, sliding-log, sliding-window, token-bucket)",
+            + "fixed-window, leaky-bucket, score, sliding-log, sliding-window, token-bucket)",
         "p.yaml:8: rules.b.limits : missing (expected: a list of limits, each with a type: "
-            + "concurrency, cooldown, fixed-window, score, sliding-log, sliding-window, "
-            + "token-bucket)");
+            + "concurrency, cooldown, fixed-window, leaky-bucket, score, sliding-log, "
+            + "sliding-window, token-bucket)");
   }
 
   @Test

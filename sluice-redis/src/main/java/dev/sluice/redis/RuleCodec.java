@@ -94,6 +94,12 @@ final class RuleCodec {
           b = Math.round(l.perAction() * 1_000_000L);
           c = micros(l.periodNanos());
         }
+        case LEAKY_BUCKET -> {
+          // nginx's own units: thousandths of a request per second, and of a request.
+          kind = "N";
+          a = l.refill() * 1000 / l.period().toSeconds();
+          b = (l.capacity() - 1) * 1000;
+        }
         default -> throw new IllegalArgumentException("limit : " + l + " (unknown kind)");
       }
       perLimit[4 * j] = kind;

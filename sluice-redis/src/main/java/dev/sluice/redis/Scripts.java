@@ -26,26 +26,28 @@ import java.util.HexFormat;
  */
 final class Scripts {
 
-  private static final String[] LIBRARY_PARTS = {"common.lua", "limits.lua", "held.lua",
-      "evaluate.lua", "refund.lua", "bucket.lua", "cooldown.lua", "leases.lua", "admin.lua",
-      "reserve.lua"};
+  private static final String[] LIBRARY_PARTS = {"common.lua", "leaky.lua", "limits.lua",
+      "held.lua", "evaluate.lua", "refund.lua", "bucket.lua", "cooldown.lua", "leases.lua",
+      "admin.lua", "reserve.lua"};
 
   private static final String CODE_DIGEST = sha1(concat(LIBRARY_PARTS)).substring(0, 12);
 
-  static final Script EVALUATE = script("evaluate", "common.lua", "limits.lua", "evaluate.lua");
-  static final Script REFUND = script("refund", "common.lua", "limits.lua", "refund.lua");
+  static final Script EVALUATE = script("evaluate",
+      "common.lua", "leaky.lua", "limits.lua", "evaluate.lua");
+  static final Script REFUND = script("refund",
+      "common.lua", "leaky.lua", "limits.lua", "refund.lua");
   static final Script BUCKET = script("bucket", "common.lua", "bucket.lua");
   static final Script BUCKETS = script("buckets", "common.lua", "bucket.lua");
   static final Script COOLDOWN = script("cooldown", "common.lua", "held.lua", "cooldown.lua");
-  static final Script RESERVE = script("reserve", "common.lua", "limits.lua", "held.lua",
-      "reserve.lua");
-  static final Script SETTLE = script("settle", "common.lua", "limits.lua", "held.lua",
-      "reserve.lua");
+  static final Script RESERVE = script("reserve",
+      "common.lua", "leaky.lua", "limits.lua", "held.lua", "reserve.lua");
+  static final Script SETTLE = script("settle",
+      "common.lua", "leaky.lua", "limits.lua", "held.lua", "reserve.lua");
   static final Script LEASES = script("leases", "common.lua", "leases.lua");
-  static final Script PEEK = script("peek", "common.lua", "limits.lua", "admin.lua");
-  static final Script UNBAN = script("unban", "common.lua", "limits.lua", "admin.lua");
-  static final Script NOTE = script("note", "common.lua", "limits.lua", "admin.lua");
-  static final Script BAN = script("ban", "common.lua", "limits.lua", "admin.lua");
+  static final Script PEEK = script("peek", "common.lua", "leaky.lua", "limits.lua", "admin.lua");
+  static final Script UNBAN = script("unban", "common.lua", "leaky.lua", "limits.lua", "admin.lua");
+  static final Script NOTE = script("note", "common.lua", "leaky.lua", "limits.lua", "admin.lua");
+  static final Script BAN = script("ban", "common.lua", "leaky.lua", "limits.lua", "admin.lua");
 
   /** The library's name in {@code FUNCTION LIST}. */
   static final String LIBRARY_NAME = "sluice_" + CODE_DIGEST;

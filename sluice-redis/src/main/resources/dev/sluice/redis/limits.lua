@@ -4,18 +4,19 @@
 --
 -- One rule key is a string 'signature,banUntil,field,field,...' whose fields are each limit's
 -- state in order: T tat | F index,count | W index,prev,cur | L seq |
--- S score,last,score before the last commit,last before it (so a refund can undo it exactly).
+-- S score,last,score before the last commit,last before it (so a refund can undo it exactly) |
+-- N the same four for nginx's leaky bucket (leaky.lua).
 -- A sliding log keeps its hits in a sorted set of its own (score = hit time), in the same hash
 -- slot as the rule key. A signature that differs (the rule was reloaded with other limits)
 -- reads as a fresh key, like MemoryStore's layout check.
 --
 -- KEYS: per rule, its state key, then one sorted-set key per sliding-log limit.
 -- ARGV from 'first': per rule: enforce (1|0), ban us, signature, limit count, then per limit:
--- kind (T|F|W|L|S) and three numbers:
+-- kind (T|F|W|L|S|N) and three numbers:
 --   T burst, interval | F limit, window | W limit, window | L limit, window |
---   S max, perAction (millionths of a point), decay.
+--   S max, perAction (millionths of a point), decay | N (leaky.lua) rate, burst.
 
-local FIELDS = {T = 1, F = 2, W = 3, L = 1, S = 4}
+local FIELDS = {T = 1, F = 2, W = 3, L = 1, S = 4, N = 4}
 
 local function parse_rules(KEYS, ARGV, first, count)
   local rules = {}
@@ -43,6 +44,7 @@ end
 
 local function init(l, now)
   local kind = l.kind
+  if kind == 'N' then return leaky_init(l, now) end
   if kind == 'T' then
     l.s = {now}
   elseif kind == 'F' then
@@ -124,6 +126,10 @@ end
 -- Returns ok, remaining, reset, retryAfter, score (millionths, or -1 when not a score).
 local function test(l, now, cost)
   local kind, s = l.kind, l.s
+  if kind == 'N' then
+    local ok, rem, rst, ra = leaky_test(l, now, cost)
+    return ok, rem, rst, ra, -1
+  end
   if kind == 'T' then
     local burst, interval = l.p1, l.p2
     local cap = burst * interval
@@ -190,6 +196,7 @@ end
 
 local function commit(l, now, cost)
   local kind, s = l.kind, l.s
+  if kind == 'N' then return leaky_commit(l, now, cost) end
   if kind == 'T' then
     s[1] = math.max(s[1], now) + cost * l.p2
   elseif kind == 'F' then
@@ -272,6 +279,7 @@ end
 -- Microseconds until the limit's state decides like a never-seen key (0 when it already does).
 local function until_fresh(l, now)
   local kind, s = l.kind, l.s
+  if kind == 'N' then return leaky_until_fresh(l, now) end
   if kind == 'T' then
     return math.max(0, s[1] - now)
   elseif kind == 'F' then

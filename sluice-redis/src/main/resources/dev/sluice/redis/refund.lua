@@ -29,6 +29,8 @@ local function refund(KEYS, ARGV)
           end
         elseif l.kind == 'L' then
           redis.call('ZPOPMAX', l.log, cost)
+        elseif l.kind == 'N' then
+          leaky_refund(l, at, cost)
         else
           -- Rebasing the score to now would round its decay differently from a state that was
           -- never touched; when the state is still the one our commit wrote, restore the one

@@ -67,6 +67,20 @@ class DifferentialIntegrationTests {
         true);
   }
 
+  /**
+   * nginx's leaky bucket (leaky.lua) alone, beside the other kinds in multi-limit rules, at
+   * epoch magnitudes, on a cluster (refunds across slots) and without functions. Its clock is
+   * nginx's millisecond, so the epoch trace starts on a whole millisecond of both timelines.
+   */
+  @Test
+  void leakyBucket_agreesWithMemoryStore() {
+    replay(Servers.standalone().uri(), 501, 2500, 0, new int[] {5});
+    replay(Servers.standalone().uri(), 502, 2500, 0, new int[] {5, 0, 3, 4});
+    replay(Servers.standalone().uri(), 503, 1500, 1_760_000_000_123_000L, new int[] {5, 0});
+    replay(Servers.standalone().uri(), 504, 1500, 0, new int[] {5, 1}, false, true);
+    replay(Servers.cluster().uri(), 505, 1500, 0, new int[] {5, 2});
+  }
+
   /** The EVALSHA path (servers without Redis 7 functions) runs the same Lua. */
   @Test
   void standalone_withoutFunctions_agreesWithMemoryStore() {
@@ -233,6 +247,12 @@ class DifferentialIntegrationTests {
         return Limit.slidingWindow(name, limit, window);
       case 3:
         return Limit.slidingLog(name, limit, window);
+      case 5: {
+        // Rates from 1 a minute (16 thousandths a second: drains truncate) to 300 a second.
+        long rate = rnd.nextBoolean() ? 1 + rnd.nextInt(300) : 1 + rnd.nextInt(40);
+        return Limit.leakyBucket(name, rate,
+            rnd.nextBoolean() ? Duration.ofSeconds(1) : Duration.ofMinutes(1), limit - 1);
+      }
       default: {
         double[] maxes = {1, 2.5, 6, 10};
         double[] adds = {0.2, 0.5, 1, 1.3};

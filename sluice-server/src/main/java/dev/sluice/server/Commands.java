@@ -184,13 +184,26 @@ final class Commands {
           new Flag("--top", "N", "refused clients listed (default 10)"),
           new Flag("--max-clients", "N", "clients counted at once (default: the policy's "
               + "store.maxKeys)"),
-          new Flag("--quiet", "", "no progress line on standard error")),
+          new Flag("--quiet", "", "no progress line on standard error"),
+          new Flag("--verdicts", "FILE", "also write each line's verdict there: LINE, outcome, "
+              + "rule, route", "(tab-separated, in the log's order; --threads 1)")),
       List.of("LOG is a file (gzip is read as such) or - for standard input; several are merged",
           "by time. Lines that do not parse are counted and the first few shown. The store is",
           "always the in-memory one with the policy's key cap. Docs: docs/REPLAY.md."));
 
+  static final Command IMPORT = new Command("import", "FILE",
+      List.of("translate an nginx configuration, ingress-nginx annotations (an Ingress YAML),",
+          "an envoyproxy/ratelimit file or Kong's rate-limiting plugin into a policy file;",
+          "exit 0 all translated, 2 written but some directives not translated (each named)"),
+      List.of(
+          new Flag("--from", "FORMAT", "nginx, ingress-nginx, envoy or kong (default: from the "
+              + "file's content)"),
+          new Flag("--out", "FILE", "write the policy there (default: standard output)")),
+      List.of("Every line whose meaning differs carries a 'differs:' comment. FILE may be - "
+          + "for", "standard input. Docs: docs/MIGRATING.md."));
+
   /** Every subcommand, in the order the help lists them. */
-  static final List<Command> ALL = List.of(SERVE, CHECK, MODERATE, ADMIN, REPLAY);
+  static final List<Command> ALL = List.of(SERVE, CHECK, MODERATE, ADMIN, REPLAY, IMPORT);
 
   static final List<Variable> ENVIRONMENT = List.of(
       new Variable("LIMIT_CONNECT_BURST, LIMIT_CONNECT_RATE", "WebSocket connects: 120 burst, "

@@ -24,7 +24,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The {@code sluice} command: {@code serve} (the default), {@code check}, {@code moderate},
- * {@code admin}, {@code replay}, {@code --help}, {@code --version}.
+ * {@code admin}, {@code replay}, {@code import}, {@code --help}, {@code --version}.
  *
  * <p>Exit codes: 0 success; 1 the server could not start (a port in use, a store that cannot be
  * opened, Redis refusing the credentials); 2 the policy is invalid; 64 the command line is wrong
@@ -132,6 +132,12 @@ public final class Main {
           return new AdminCommand(out, err, env).run(rest);
         case "replay":
           return replay(rest);
+        case "import":
+          try {
+            return new dev.sluice.server.migrate.ImportCommand(out, err, stdin).run(rest);
+          } catch (dev.sluice.server.migrate.ImportCommand.UsageError e) {
+            return usageError(Commands.IMPORT, e.getMessage());
+          }
         case "moderate":
           try {
             return new ModerateCommand(out, err).run(rest);

@@ -61,6 +61,10 @@ final class Engine {
     /** The line's number and input, for the listener (no field of the line is kept). */
     final LogRecord echo = new LogRecord();
     long micros;
+    /** The line's duration ($request_time), or -1 when its log has none. */
+    long durationMicros;
+    /** Its place in the log, which orders lines that arrived in the same microsecond. */
+    long seq;
     int kind;
     Check check;
     ClientAddress client;
@@ -122,9 +126,48 @@ final class Engine {
    * its batch, in the order offered. {@link #finish} decides the last batch.
    */
   void offer(LogRecord r) {
+    if (r.has(Field.DURATION)) {
+      arrived(r);
+      return;
+    }
+    while (!arrivals.isEmpty() && arrivals.peek().micros <= r.micros) {
+      decide(arrivals.poll());
+    }
     prepare(r, pending[pendingCount++]);
     if (pendingCount == BATCH) {
       flush();
+    }
+  }
+
+  /**
+   * How long a line may wait for lines that arrived before it and were written after it. nginx
+   * writes a line when its response ends, so a log with {@code $request_time} is in the order
+   * requests ended; they are decided in the order they arrived ({@code $msec - $request_time}).
+   * The log cannot order requests that arrived in the same millisecond: the longest goes first,
+   * then the log's order. Why: a request nginx refused is logged with its refusal's duration
+   * (0 ms), so in log order such a request would take a concurrency lease of 0 ms before the
+   * ones nginx served and held; longest first, a tie keeps the leases of the served ones. (A
+   * limit_req count is the same in any order of one key's requests of one millisecond.) 60 s is
+   * nginx's default proxy_read_timeout; at most {@value #REORDER_LINES} lines wait (the earliest
+   * go first beyond that).
+   */
+  static final long REORDER_MICROS = 60_000_000L;
+  static final int REORDER_LINES = 1_000_000;
+  private final java.util.PriorityQueue<Pending> arrivals = new java.util.PriorityQueue<>(
+      (x, y) -> x.micros != y.micros ? Long.compare(x.micros, y.micros)
+          : x.durationMicros != y.durationMicros ? Long.compare(y.durationMicros, x.durationMicros)
+          : Long.compare(x.seq, y.seq));
+  private long seq;
+
+  private void arrived(LogRecord r) {
+    Pending p = new Pending();
+    prepare(r, p);
+    p.seq = seq++;
+    arrivals.add(p);
+    long written = r.micros + r.durationMicros;
+    while (!arrivals.isEmpty() && (arrivals.peek().micros + REORDER_MICROS <= written
+        || arrivals.size() > REORDER_LINES)) {
+      decide(arrivals.poll());
     }
   }
 
@@ -154,6 +197,7 @@ final class Engine {
   /** Everything of the line its decision needs, which no decision changes. */
   private void prepare(LogRecord r, Pending p) {
     p.micros = r.micros;
+    p.durationMicros = r.has(Field.DURATION) ? r.durationMicros : -1;
     p.echo.line = r.line;
     p.echo.input = r.input;
     p.check = null;
@@ -171,7 +215,7 @@ final class Engine {
       p.kind = check.allowlisted() ? K_ALLOWLISTED : K_EXEMPT;
       return;
     }
-    if (check.rules().isEmpty()) {
+    if (check.rules().isEmpty() && check.leases().isEmpty()) {
       p.kind = K_UNLIMITED;
       return;
     }
@@ -225,7 +269,14 @@ final class Engine {
       }
     }
     List<Rule> rules = check.rules();
-    boolean allowed = limiter.check(rules, check.identity(), check.cost(), decision);
+    // Concurrency rules take their leases first, as the gateway's admission step does, and only
+    // from a log that says how long each request took.
+    Rule leaseRefused = p.durationMicros >= 0 ? leases.refusing(check, now) : null;
+    boolean allowed = limiter.check(leaseRefused == null ? rules : List.of(),
+        check.identity(), check.cost(), decision) && leaseRefused == null;
+    if (allowed && p.durationMicros >= 0) {
+      leases.take(check, now, now + p.durationMicros);
+    }
     ClientAddress client = p.client;
     long key = p.key;
     ClientTable clients = t.clients;
@@ -249,7 +300,7 @@ final class Engine {
       rule = decision.rule();
     } else if (!allowed) {
       outcome = REFUSED;
-      rule = decision.rule();
+      rule = leaseRefused != null ? leaseRefused.name() : decision.rule();
       refusedBy = ruleByName.getOrDefault(rule, -1);
       t.refusedCount++;
       if (refusedBy >= 0) {
@@ -358,9 +409,14 @@ final class Engine {
     return h == 0 ? 1 : h;
   }
 
+  private final ReplayLeases leases = new ReplayLeases();
+
   /** Ends the replay: the last lines decided, every client's peaks into the histograms. */
   void finish() {
     flush();
+    while (!arrivals.isEmpty()) {
+      decide(arrivals.poll());
+    }
     tally.clients.finish();
   }
 }

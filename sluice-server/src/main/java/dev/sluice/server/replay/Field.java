@@ -7,6 +7,11 @@ enum Field {
   /** The socket peer when the log has it apart from the address (Sluice's {@code peer}). */
   PEER,
   TIME,
+  /**
+   * How long the request took (nginx's {@code $request_time}): the time field is when the line
+   * was written, at the response's end, and the request arrived this much earlier.
+   */
+  DURATION,
   /** The request line, {@code METHOD TARGET PROTOCOL}. */
   REQUEST,
   METHOD,

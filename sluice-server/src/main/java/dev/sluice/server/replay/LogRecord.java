@@ -18,6 +18,8 @@ final class LogRecord {
   final String[] text = new String[N];
   /** Microseconds since the epoch; Long.MIN_VALUE when the line had no time. */
   long micros;
+  /** {@link Field#DURATION}, in microseconds; 0 when the line has none. */
+  long durationMicros;
   int status;
   boolean websocket;
   /** 1-based line number in its input, and which input. */
@@ -61,6 +63,7 @@ final class LogRecord {
     // text[i] is reset by each set(); has() and get() read it only where start[i] >= 0.
     Arrays.fill(start, -1);
     micros = Long.MIN_VALUE;
+    durationMicros = 0;
     status = 0;
     websocket = false;
     error = null;

@@ -55,6 +55,36 @@ public final class ReplayCommand {
     return this;
   }
 
+  /**
+   * {@code --verdicts}: one line per decided log line, in order: its line number (with several
+   * logs, {@code INPUT:LINE}, INPUT counted from 1), the outcome, the rule and the route
+   * ({@code -} for none), tab-separated.
+   */
+  private static Engine.Listener verdictListener(java.io.Writer w, boolean inputs,
+      Engine.Listener also) {
+    return (r, outcome, rule, route) -> {
+      try {
+        if (inputs) {
+          w.write(Integer.toString(r.input + 1));
+          w.write(':');
+        }
+        w.write(Long.toString(r.line));
+        w.write('\t');
+        w.write(outcome);
+        w.write('\t');
+        w.write(rule == null ? "-" : rule);
+        w.write('\t');
+        w.write(route == null ? "-" : route);
+        w.write('\n');
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      if (also != null) {
+        also.decided(r, outcome, rule, route);
+      }
+    };
+  }
+
   /** A command line this command cannot use: the message names the flag and what it expects. */
   public static final class UsageError extends Exception {
     private static final long serialVersionUID = 1L;
@@ -111,7 +141,22 @@ public final class ReplayCommand {
     Replay.Options o = new Replay.Options(a.config().policy(),
         b == null ? null : b.config().policy(), List.copyOf(logs), format, threads, maxKeys,
         clients, false);
-    Replay replay = new Replay(o, stdin, listener);
+    String verdictsFile = options.get("--verdicts");
+    if (verdictsFile != null && threads > 1) {
+      throw new UsageError("--verdicts lists the lines in order: give --threads 1");
+    }
+    java.io.BufferedWriter verdicts = null;
+    Engine.Listener heard = listener;
+    if (verdictsFile != null) {
+      try {
+        verdicts = java.nio.file.Files.newBufferedWriter(java.nio.file.Path.of(verdictsFile));
+      } catch (java.io.IOException e) {
+        err.println("sluice replay: " + verdictsFile + ": " + e.getMessage());
+        return 1;
+      }
+      heard = verdictListener(verdicts, logs.size() > 1, listener);
+    }
+    Replay replay = new Replay(o, stdin, heard);
     Replay.Result result;
     int code = OK;
     Progress progress = terminal && !options.containsKey("--quiet")
@@ -119,8 +164,14 @@ public final class ReplayCommand {
     String failure = null;
     try {
       result = replay.run();
+      if (verdicts != null) {
+        verdicts.close();
+      }
     } catch (LogInput.InputException e) {
       failure = e.getMessage();
+      result = null;
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      failure = verdictsFile + ": " + e.getMessage();
       result = null;
     } finally {
       if (progress != null) {

@@ -36,7 +36,7 @@ final class TemplateFormat implements LineFormat {
 
   private static final Map<String, Field> NGINX = new LinkedHashMap<>();
   private static final Set<String> NGINX_SKIPPED = Set.of("remote_user", "remote_port",
-      "body_bytes_sent", "bytes_sent", "request_length", "request_time", "connection",
+      "body_bytes_sent", "bytes_sent", "request_length", "connection",
       "connection_requests", "pipe", "msec_", "server_name", "server_port", "server_addr",
       "scheme", "https", "args", "query_string", "gzip_ratio", "request_id", "hostname",
       "ssl_protocol", "ssl_cipher", "ssl_server_name", "binary_remote_addr", "document_uri",
@@ -53,6 +53,7 @@ final class TemplateFormat implements LineFormat {
     NGINX.put("time_local", Field.TIME);
     NGINX.put("time_iso8601", Field.TIME);
     NGINX.put("msec", Field.TIME);
+    NGINX.put("request_time", Field.DURATION);
     NGINX.put("request", Field.REQUEST);
     NGINX.put("request_method", Field.METHOD);
     NGINX.put("request_uri", Field.TARGET);
@@ -167,7 +168,7 @@ final class TemplateFormat implements LineFormat {
           throw new IllegalArgumentException("column " + (i + 1) + ": unknown nginx variable $"
               + var + " (expected: one of $" + String.join(", $", NGINX.keySet())
               + ", a $http_NAME header, or another nginx variable replay skips such as "
-              + "$body_bytes_sent, $request_time, $upstream_addr)");
+              + "$body_bytes_sent, $upstream_addr)");
         }
         f = Field.SKIP;
       }
@@ -296,6 +297,8 @@ final class TemplateFormat implements LineFormat {
       r.error = "no time";
       return false;
     }
+    // nginx writes a line when the response ends; the request arrived $request_time earlier.
+    r.micros -= r.durationMicros;
     if (peerInForwardedFor) {
       peerFromForwardedFor(r);
     }
@@ -345,6 +348,15 @@ final class TemplateFormat implements LineFormat {
           return false;
         }
         r.micros = t;
+      }
+      case DURATION -> {
+        long t = Times.epoch(b, s, e);
+        if (t == Times.BAD || t < 0) {
+          r.error = "bad request time";
+          return false;
+        }
+        r.durationMicros = t;
+        r.set(Field.DURATION, s, e);
       }
       case STATUS -> {
         int v = 0;

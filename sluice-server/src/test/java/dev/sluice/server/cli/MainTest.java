@@ -159,8 +159,8 @@ class MainTest {
     assertThat(moderate.err())
         .isEqualTo("sluice: unknown option --colour for moderate (see sluice moderate --help)\n");
     assertThat(run(Map.of(), "help", "launch").err()).isEqualTo(
-        "sluice: unknown command 'launch' (expected: serve, check, moderate, admin or replay) (see "
-            + "sluice --help)\n");
+        "sluice: unknown command 'launch' (expected: serve, check, moderate, admin, replay or "
+            + "import) (see sluice --help)\n");
     Run admin = run(Map.of(), "admin", "--colour", "red", "bans");
     assertThat(admin.err()).isEqualTo(
         "sluice admin: unknown option --colour for admin (see sluice admin --help)\n");
@@ -173,8 +173,8 @@ class MainTest {
     Run unknownCommand = run(Map.of(), "launch");
     assertThat(unknownCommand.code()).isEqualTo(Main.USAGE).isEqualTo(64);
     assertThat(unknownCommand.err()).isEqualTo(
-        "sluice: unknown command 'launch' (expected: serve, check, moderate, admin or replay) (see "
-            + "sluice --help)\n");
+        "sluice: unknown command 'launch' (expected: serve, check, moderate, admin, replay or "
+            + "import) (see sluice --help)\n");
     assertThat(run(Map.of(), "serve", "--io-threads", "0").err()).isEqualTo(
         "sluice: --io-threads : \"0\" (expected: 1..1024)\n");
     assertThat(run(Map.of(), "serve", "--dry-run=yes").err()).isEqualTo(

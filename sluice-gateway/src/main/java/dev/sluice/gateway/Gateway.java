@@ -2,7 +2,6 @@ package dev.sluice.gateway;
 
 import dev.sluice.core.RateLimiter;
 import dev.sluice.core.Ticker;
-import dev.sluice.netty.HttpRateLimitHandler;
 import dev.sluice.netty.WebSocketGuardHandler;
 import dev.sluice.policy.GatewaySettings;
 import dev.sluice.policy.PolicyConfig;
@@ -39,13 +38,14 @@ import java.util.function.Supplier;
  *      upstream, the access log)
  * </pre>
  *
- * <p>The relay hands the connection over only when it stops being HTTP/1.1. A WebSocket upgrade
- * goes to the Netty pipeline that decides and relays WebSockets: {@code HttpServerCodec ->
- * FrontHandler -> HttpRateLimitHandler (the connect rules, by the same admission step) ->
- * WebSocketGuardHandler (caps, frames) -> ModerationHandler -> ProxyHandler (WebSocketRelay)}. A
- * connection that negotiates HTTP/2 (ALPN "h2", or h2c with prior knowledge) replaces the relay
- * by {@link Http2Pipeline}: each stream runs {@code FrontHandler -> HttpRateLimitHandler ->
- * ModerationHandler -> ProxyHandler} as a connection of its own.
+ * <p>Every request, whatever its protocol, is one {@link Exchange}: one parser, one admission
+ * step, one verdict, one access log entry. The relay hands the connection over only when it
+ * stops being HTTP/1.1. A WebSocket upgrade, once its exchange admitted it, goes with its parsed
+ * head to the pipeline that relays WebSockets: {@code HttpServerCodec -> WebSocketGuardHandler
+ * (caps, frames) -> ModerationHandler -> WebSocketFront (WebSocketRelay)}. A connection that
+ * negotiates HTTP/2 (ALPN "h2", or h2c with prior knowledge) replaces the relay by
+ * {@link Http2Pipeline}: Netty's frame codec, then {@link Http2Front}, which gives each stream
+ * an exchange of its own through a {@link StreamSide}.
  *
  * <p>The config is read through the supplier for each request and each new connection, so a
  * reload that swaps the {@link PolicyConfig} takes effect atomically: a request sees the old

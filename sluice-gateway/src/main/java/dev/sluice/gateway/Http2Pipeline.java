@@ -30,11 +30,11 @@ import java.util.function.Consumer;
  * HTTP/2 on the gateway's listener. A connection starts with the HTTP/1.1 pipeline; when it turns
  * out to speak HTTP/2 (ALPN "h2" after a TLS handshake, or the connection preface
  * {@code PRI * HTTP/2.0} first on a plain listener: h2c with prior knowledge), the HTTP/1.1
- * handlers make way for Netty's frame codec and multiplexer. Each stream is a child channel whose
- * pipeline turns frames into the same {@code HttpObject}s HTTP/1.1 gives and runs the same
- * front, limit, moderation and proxy handlers, so rules, the policy snapshot and proxying are
- * shared; the upstream is spoken to in HTTP/1.1. The detectors leave the pipeline once they have
- * decided: an HTTP/1.1 connection runs exactly the handlers it ran before HTTP/2 existed here.
+ * handlers make way for Netty's frame codec and {@link Http2Front}, which runs each stream as an
+ * {@link Exchange} of its own (no child channels), so rules, the policy snapshot, the verdict and
+ * proxying are the HTTP/1.1 relay's; the upstream is spoken to in HTTP/1.1. The detectors leave
+ * the pipeline once they have decided: an HTTP/1.1 connection runs exactly the handlers it ran
+ * before HTTP/2 existed here.
  *
  * <p>Requests become HTTP/1.1 requests with {@code :authority} as {@code Host}; responses lose
  * their connection-specific headers (Connection, Keep-Alive, Transfer-Encoding, Upgrade...).
@@ -58,7 +58,7 @@ final class Http2Pipeline {
 
   /**
    * Replaces the HTTP/1.1 handlers named {@code http1} (all after {@code after}) by HTTP/2;
-   * {@code streams} adds the exchange handlers to each stream's pipeline.
+   * {@code exchanges} makes each new stream's exchange.
    */
   static void install(ChannelPipeline p, List<String> http1, int maxHeaderBytes,
       Http2Front.Exchanges exchanges) {

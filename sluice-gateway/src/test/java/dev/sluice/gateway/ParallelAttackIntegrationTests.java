@@ -272,6 +272,32 @@ class ParallelAttackIntegrationTests {
   }
 
   /**
+   * HTTP/2's dropped phone: each right code's stream is reset while the app holds it; the
+   * gateway reads on and settles by the app's 200, so none counts as a failure (three would
+   * lock the address).
+   */
+  @Test
+  void http2RightCodesResetWhileWithTheApp_countNothing() throws Exception {
+    start();
+    for (int i = 0; i < 3; i++) {
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), h.gateway.port())) {
+        String path = "/api/invites/right-h2-" + i;
+        H2Frames f = new H2Frames().preface().get(1, "GET", path);
+        OutputStream out = s.getOutputStream();
+        out.write(f.take());
+        out.flush();
+        eventually(() -> String.valueOf(app.count(path)), "1");   // with the app: reset
+        out.write(f.reset(1).take());
+        out.flush();
+      }
+    }
+    Thread.sleep(600);   // the app answers each 300 ms after it arrived
+    assertThat(app.count("/api/invites/right-h2")).isEqualTo(3);
+    assertThat(statusOf("GET /api/invites/wrong-later HTTP/1.1\r\nHost: x\r\n\r\n"))
+        .isEqualTo("404");
+  }
+
+  /**
    * An address-wide cooldown and an attacker with one valid code of their own: 2 wrong, 1 right,
    * repeated. The right code's 200 does not reset the address's failures: 3 wrong guesses reach
    * the app, then the lock.
